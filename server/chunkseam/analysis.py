@@ -1,0 +1,62 @@
+"""Document -> chunker -> chunks -> checks -> issues: the one pipeline.
+
+The CLI, the language server and the library all call :func:`analyze` (or its
+two halves :func:`make_chunks` and :func:`chunkseam.validate.validate`) with a
+resolved :class:`~chunkseam.settings.Settings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import chunkers
+from .chunk import Chunk
+from .document import Document
+from .issue import Issue
+from .settings import Settings
+from .tokens import Sizer, get_sizer
+
+
+def sizer_for(settings: Settings) -> Sizer:
+    return get_sizer(
+        settings.unit,
+        settings.encoding,
+        file=settings.tiktoken_file,
+        allow_network=settings.allow_network,
+        approximate=settings.approximate_tokens,
+    )
+
+
+def chunker_name(doc: Document, settings: Settings) -> str:
+    return settings.chunker or chunkers.route(doc, settings.chunkers)
+
+
+def make_chunks(doc: Document, settings: Settings, sizer: Sizer | None = None) -> tuple[str, list[Chunk]]:
+    name = chunker_name(doc, settings)
+    sizer = sizer or sizer_for(settings)
+    chunks = chunkers.get(name).chunk(
+        doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
+    )
+    return name, chunks
+
+
+@dataclass
+class Analysis:
+    doc: Document
+    settings: Settings
+    chunker: str
+    chunks: list[Chunk]
+    issues: list[Issue]
+    stats: Any  # chunkseam.validate.Stats
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def analyze(doc: Document, settings: Settings | None = None) -> Analysis:
+    from .validate import statistics, validate
+
+    settings = settings or Settings()
+    sizer = sizer_for(settings)
+    name, chunks = make_chunks(doc, settings, sizer)
+    issues = validate(doc, chunks, settings, sizer=sizer)
+    return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues))

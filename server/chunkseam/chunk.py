@@ -1,0 +1,58 @@
+"""The chunk: a span of the source text, never a re-joined copy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, eq=True)
+class Chunk:
+    """``source[start:end]`` plus what a pipeline would attach to it.
+
+    ``index`` is the chunk's position in its document's chunk list;
+    ``heading_path`` the titles of the headings that enclose its start;
+    ``tokens`` its size in the unit of the sizer that made it; ``oversize``
+    is true when an atomic unit (a fence, a table …) was kept whole although
+    it is over the budget.
+    """
+
+    start: int
+    end: int
+    index: int
+    source: str = field(repr=False, compare=False)
+    tokens: int = 0
+    strategy: str = ""
+    heading_path: tuple[str, ...] = ()
+    oversize: bool = False
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return self.source[self.start : self.end]
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def overlaps(self, other: "Chunk") -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "start": self.start,
+            "end": self.end,
+            "tokens": self.tokens,
+            "heading_path": list(self.heading_path),
+            "strategy": self.strategy,
+            "oversize": self.oversize,
+            "text": self.text,
+        }
+
+
+def renumber(chunks: list[Chunk]) -> list[Chunk]:
+    """Chunks sorted by (start, end) with ``index`` equal to their position."""
+    from dataclasses import replace
+
+    ordered = sorted(chunks, key=lambda c: (c.start, c.end))
+    return [c if c.index == i else replace(c, index=i) for i, c in enumerate(ordered)]

@@ -1,0 +1,280 @@
+"""One document: its text, version, line index and every offset conversion.
+
+Offsets are Python string indices (code points). Everything else in chunkseam
+speaks offsets; this module is the single place that turns them into LSP
+positions (UTF-16, UTF-8 or UTF-32 code units), 1-based CLI line:column pairs,
+and back.
+
+Line breaks are ``\\r\\n``, ``\\r`` and ``\\n`` — the three the LSP
+specification recognises (and the three markdown-it normalises), and not the
+extra ones of :meth:`str.splitlines`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+PositionEncoding = Literal["utf-8", "utf-16", "utf-32"]
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_BOM = "\ufeff"
+
+#: document kind by file suffix; the router picks a chunker from the kind
+_SUFFIX_KIND = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".mdown": "markdown",
+    ".mkd": "markdown",
+    ".py": "python",
+    ".pyi": "python",
+    ".txt": "text",
+    ".rst": "text",
+    ".text": "text",
+}
+_LANGUAGE_KIND = {
+    "markdown": "markdown",
+    "python": "python",
+    "plaintext": "text",
+    "text": "text",
+    "restructuredtext": "text",
+}
+
+
+def kind_for(path: str | None = None, language_id: str | None = None) -> str:
+    """The document kind (``markdown``, ``python``, ``text`` or ``code``)."""
+    if language_id:
+        kind = _LANGUAGE_KIND.get(language_id.lower())
+        if kind:
+            return kind
+    if path:
+        suffix = Path(path).suffix.lower()
+        if suffix in _SUFFIX_KIND:
+            return _SUFFIX_KIND[suffix]
+        if suffix:
+            return "code" if suffix in _CODE_SUFFIXES else "text"
+    return "markdown" if language_id is None and path is None else "text"
+
+
+_CODE_SUFFIXES = {
+    ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp",
+    ".cc", ".cs", ".rb", ".php", ".swift", ".kt", ".scala", ".lua", ".sh",
+}
+
+
+def _units(ch: str, encoding: PositionEncoding) -> int:
+    cp = ord(ch)
+    if encoding == "utf-16":
+        return 2 if cp > 0xFFFF else 1
+    if encoding == "utf-8":
+        if cp < 0x80:
+            return 1
+        if cp < 0x800:
+            return 2
+        if cp < 0x10000:
+            return 3
+        return 4
+    return 1
+
+
+@dataclass(frozen=True)
+class Position:
+    """A zero-based LSP position (line, character in the negotiated encoding)."""
+
+    line: int
+    character: int
+
+
+class Document:
+    """The text of one file at one version, with a line index."""
+
+    __slots__ = ("text", "version", "path", "uri", "language_id", "kind", "_line_starts", "_cache")
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        path: str | None = None,
+        uri: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+        kind: str | None = None,
+    ) -> None:
+        self.text = text
+        self.version = version
+        self.path = path
+        self.uri = uri
+        self.language_id = language_id
+        self.kind = kind or kind_for(path, language_id)
+        self._line_starts: list[int] | None = None
+        #: per-version memo for derived data (structure, chunks …) keyed by name
+        self._cache: dict[object, object] = {}
+
+    # -- construction ---------------------------------------------------
+    @classmethod
+    def from_path(cls, path: str | Path, *, kind: str | None = None) -> "Document":
+        """Read a UTF-8 file (a leading BOM is dropped, as editors do).
+
+        Raises :class:`OSError` when unreadable and :class:`UnicodeDecodeError`
+        when the file is not UTF-8; callers report and skip.
+        """
+        p = Path(path)
+        data = p.read_bytes()
+        text = data.decode("utf-8")
+        if text.startswith(_BOM):
+            text = text[1:]
+        return cls(text, path=str(p), kind=kind)
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Document(path={self.path!r}, kind={self.kind!r}, chars={len(self.text)})"
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @property
+    def name(self) -> str:
+        return self.path or self.uri or "<text>"
+
+    def memo(self, key: object, factory):
+        """Compute ``factory()`` once per document version and keep it."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = factory()
+            self._cache[key] = value
+            return value
+
+    # -- line index -------------------------------------------------------
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            starts.extend(m.end() for m in _EOL.finditer(self.text))
+            self._line_starts = starts
+        return self._line_starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
+
+    def line_of(self, offset: int) -> int:
+        """Zero-based line containing ``offset`` (clamped into the text)."""
+        offset = self.clamp(offset)
+        line = bisect_right(self.line_starts, offset) - 1
+        # an offset between \r and \n of a CRLF belongs to the first line
+        return max(line, 0)
+
+    def line_start(self, line: int) -> int:
+        starts = self.line_starts
+        if line < 0:
+            return 0
+        if line >= len(starts):
+            return len(self.text)
+        return starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of ``line``'s content, before its line break."""
+        starts = self.line_starts
+        if line < 0:
+            return 0
+        if line >= len(starts):
+            return len(self.text)
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        text = self.text
+        if end > starts[line] and text[end - 1] == "\n":
+            end -= 1
+            if end > starts[line] and text[end - 1] == "\r":
+                end -= 1
+        elif end > starts[line] and text[end - 1] == "\r":
+            end -= 1
+        return end
+
+    def line_text(self, line: int) -> str:
+        return self.text[self.line_start(line) : self.line_end(line)]
+
+    def clamp(self, offset: int) -> int:
+        return 0 if offset < 0 else min(offset, len(self.text))
+
+    # -- conversions ----------------------------------------------------------
+    def offset_to_position(self, offset: int, encoding: PositionEncoding = "utf-16") -> Position:
+        """LSP position of a string offset, in code units of ``encoding``.
+
+        An offset inside a line break (between ``\\r`` and ``\\n``) maps to the
+        end of that line's content.
+        """
+        offset = self.clamp(offset)
+        line = self.line_of(offset)
+        start = self.line_starts[line]
+        end = self.line_end(line)
+        offset = min(offset, end) if offset > end else offset
+        segment = self.text[start:offset]
+        if encoding == "utf-32" or segment.isascii():
+            return Position(line, len(segment))
+        if encoding == "utf-16":
+            return Position(line, len(segment) + sum(1 for ch in segment if ord(ch) > 0xFFFF))
+        return Position(line, len(segment.encode("utf-8", "surrogatepass")))
+
+    def position_to_offset(
+        self, line: int, character: int, encoding: PositionEncoding = "utf-16"
+    ) -> int:
+        """String offset of an LSP position; out-of-range values are clamped
+        (past the last line -> end of text, past a line's end -> its end), and a
+        position inside a surrogate pair or UTF-8 sequence -> that character."""
+        if line < 0:
+            return 0
+        if line >= self.line_count:
+            return len(self.text)
+        start = self.line_starts[line]
+        end = self.line_end(line)
+        if character <= 0:
+            return start
+        if encoding == "utf-32":
+            return min(start + character, end)
+        units = 0
+        text = self.text
+        i = start
+        while i < end:
+            u = _units(text[i], encoding)
+            if units + u > character:
+                return i
+            units += u
+            i += 1
+        return end
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (in characters) for command-line output."""
+        offset = self.clamp(offset)
+        line = self.line_of(offset)
+        col = min(offset, self.line_end(line)) - self.line_starts[line]
+        return line + 1, col + 1
+
+    def range_to_lsp(
+        self, start: int, end: int, encoding: PositionEncoding = "utf-16"
+    ) -> tuple[Position, Position]:
+        return self.offset_to_position(start, encoding), self.offset_to_position(end, encoding)
+
+
+def load(source: str | Path | Document, *, kind: str | None = None) -> Document:
+    """A :class:`Document` from a path, a text or a document.
+
+    A :class:`~pathlib.Path`, or a string naming an existing file, is read from
+    disk; any other string is taken as the document's text (Markdown unless
+    ``kind`` says otherwise).
+    """
+    if isinstance(source, Document):
+        return source
+    if isinstance(source, Path):
+        return Document.from_path(source, kind=kind)
+    if isinstance(source, str) and "\n" not in source and len(source) < 4096:
+        try:
+            p = Path(source)
+            if p.is_file():
+                return Document.from_path(p, kind=kind)
+        except (OSError, ValueError):
+            pass
+    text = source[1:] if source.startswith(_BOM) else source
+    return Document(text, kind=kind or "markdown")

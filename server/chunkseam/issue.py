@@ -1,0 +1,51 @@
+"""Issues: what a check reports about a cut or a chunk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "info", "hint")
+SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}  # lower = more severe
+
+
+@dataclass
+class Issue:
+    """One finding.
+
+    ``start``/``end`` is the offset range the squiggle covers (for a cut: the
+    sentence, fence, table or item that is cut); ``cut`` the offset of the cut
+    itself; ``chunk`` the chunk on the left of the cut (or the chunk concerned),
+    ``other_chunk`` the one on the right; ``related`` the other side of the cut.
+    ``data`` carries what a quick fix needs (JSON-serialisable).
+    """
+
+    code: str
+    name: str
+    severity: str
+    message: str
+    start: int
+    end: int
+    chunk: int | None = None
+    other_chunk: int | None = None
+    cut: int | None = None
+    related: tuple[int, int] | None = None
+    related_message: str | None = None
+    fix: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "start_offset": self.start,
+            "end_offset": self.end,
+            "chunk": self.chunk,
+            "other_chunk": self.other_chunk,
+            "cut": self.cut,
+            "related": list(self.related) if self.related else None,
+            "fix": self.fix,
+            "data": self.data,
+        }

@@ -1,0 +1,71 @@
+"""The resolved settings object every front end passes to the engine.
+
+Where the values come from (defaults < project config file < CLI flags <
+editor settings) is :mod:`chunkseam.config`'s business; this module only
+defines the typed object and its defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+DEFAULT_DANGLING_WORDS = (
+    "this", "these", "that", "those", "it", "its", "they", "such",
+    "as mentioned above", "as mentioned earlier", "as noted above", "as described above",
+    "as shown above", "see above", "see the previous section", "the above", "the previous",
+    "in the previous section", "as discussed", "the former", "the latter", "likewise",
+    "similarly", "however", "therefore", "thus", "also", "additionally", "furthermore",
+    "moreover", "otherwise", "then",
+)
+
+DEFAULT_ROUTES = {
+    "*.md": "markdown",
+    "*.markdown": "markdown",
+    "*.mdx": "markdown",
+    "*.py": "code",
+    "*.pyi": "code",
+    "*.txt": "sentence",
+    "*.rst": "sentence",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: chunker name; ``None`` = route by file type through ``chunkers``
+    chunker: str | None = None
+    size: int = 400
+    overlap: int = 0
+    unit: str = "tokens"  # "tokens" | "chars"
+    encoding: str = "cl100k_base"
+    #: glob -> chunker name (per-file-type routing), merged over DEFAULT_ROUTES
+    chunkers: dict[str, str] = field(default_factory=dict)
+    #: rule selection by code, code prefix ("CS0") or name; empty = defaults
+    select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    #: rule code or name -> "error" | "warning" | "info" | "hint" | "off"
+    severity: dict[str, str] = field(default_factory=dict)
+    #: glob -> rule codes/names ignored for matching files
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst")
+    exclude: tuple[str, ...] = ()
+    #: chunks below this many units are fragments (CS102)
+    min_tokens: int = 16
+    dangling_words: tuple[str, ...] = DEFAULT_DANGLING_WORDS
+    #: tokenizer resolution
+    tiktoken_file: str | None = None
+    allow_network: bool = False
+    approximate_tokens: bool = False
+    #: extra options passed to the chunker (e.g. separators for recursive)
+    chunker_options: dict[str, Any] = field(default_factory=dict)
+    #: language server only
+    debounce_ms: int = 300
+    enable: bool = True
+
+    def with_(self, **changes: Any) -> "Settings":
+        return replace(self, **changes)
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
