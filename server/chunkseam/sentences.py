@@ -1,0 +1,62 @@
+"""Sentence spans from pysbd, cached by the text segmented.
+
+``segment(text)`` returns ``[(start, end), …]`` offsets into ``text`` of each
+sentence, trailing whitespace excluded, covering every non-space character.
+Results are cached by content, so the same paragraph is segmented once
+whatever document or version it appears in.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+_local = threading.local()
+
+
+def _segmenter():
+    seg = getattr(_local, "seg", None)
+    if seg is None:
+        import pysbd
+
+        seg = pysbd.Segmenter(language="en", clean=False)
+        _local.seg = seg
+    return seg
+
+
+@functools.lru_cache(maxsize=65536)
+def segment(text: str) -> tuple[tuple[int, int], ...]:
+    if not text.strip():
+        return ()
+    try:
+        pieces = _segmenter().segment(text)
+    except Exception:  # pysbd has regex edge cases; one sentence is the safe answer
+        pieces = [text]
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for piece in pieces:
+        core = piece.strip()
+        if not core:
+            continue
+        at = text.find(core, cursor)
+        if at < 0:  # pysbd altered the text; fall back to what is left
+            break
+        end = at + len(core)
+        spans.append((at, end))
+        cursor = end
+    if not spans:
+        stripped = text.strip()
+        at = text.find(stripped)
+        return ((at, at + len(stripped)),)
+    # whatever pysbd dropped after the last found sentence belongs to it
+    tail = text[cursor:].rstrip()
+    if tail.strip():
+        s, _ = spans[-1]
+        spans[-1] = (s, cursor + len(tail))
+    return tuple(spans)
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentences of ``text[start:end]`` as absolute offsets."""
+    end = len(text) if end is None else end
+    return [(start + a, start + b) for a, b in segment(text[start:end])]
