@@ -38,10 +38,16 @@ _SUFFIX_KIND = {
 }
 _LANGUAGE_KIND = {
     "markdown": "markdown",
+    "mdx": "markdown",
     "python": "python",
     "plaintext": "text",
     "text": "text",
     "restructuredtext": "text",
+}
+#: LSP language ids of programming languages (kind "code")
+_CODE_LANGUAGES = {
+    "javascript", "javascriptreact", "typescript", "typescriptreact", "go", "rust", "java",
+    "c", "cpp", "csharp", "ruby", "php", "swift", "kotlin", "scala", "lua", "shellscript",
 }
 
 
@@ -51,6 +57,8 @@ def kind_for(path: str | None = None, language_id: str | None = None) -> str:
         kind = _LANGUAGE_KIND.get(language_id.lower())
         if kind:
             return kind
+        if language_id.lower() in _CODE_LANGUAGES:
+            return "code"
     if path:
         suffix = Path(path).suffix.lower()
         if suffix in _SUFFIX_KIND:
@@ -64,6 +72,17 @@ _CODE_SUFFIXES = {
     ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp",
     ".cc", ".cs", ".rb", ".php", ".swift", ".kt", ".scala", ".lua", ".sh",
 }
+
+
+def _uri_path(uri: str | None) -> str | None:
+    """The path part of a URI when it has a suffix, e.g. ``file:///a/b.py`` ->
+    ``/a/b.py`` (so a document known only by URI still gets its kind)."""
+    if not uri:
+        return None
+    from urllib.parse import unquote, urlsplit
+
+    path = unquote(urlsplit(uri).path)
+    return path if Path(path).suffix else None
 
 
 def _units(ch: str, encoding: PositionEncoding) -> int:
@@ -109,7 +128,7 @@ class Document:
         self.path = path
         self.uri = uri
         self.language_id = language_id
-        self.kind = kind or kind_for(path, language_id)
+        self.kind = kind or kind_for(path or _uri_path(uri), language_id)
         self._line_starts: list[int] | None = None
         #: per-version memo for derived data (structure, chunks …) keyed by name
         self._cache: dict[object, object] = {}
@@ -232,7 +251,7 @@ class Document:
         end = self.line_end(line)
         if character <= 0:
             return start
-        if encoding == "utf-32":
+        if encoding == "utf-32" or self.text[start:end].isascii():
             return min(start + character, end)
         units = 0
         text = self.text

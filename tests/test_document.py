@@ -1,0 +1,324 @@
+"""The document model: line index, offset <-> LSP position in UTF-16/8/32,
+1-based line:col, loading and kind routing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from chunkseam.document import Document, Position, kind_for, load
+
+ENCODINGS = ("utf-16", "utf-8", "utf-32")
+CODECS = {"utf-16": ("utf-16-le", 2), "utf-8": ("utf-8", 1), "utf-32": ("utf-32-le", 4)}
+
+
+def reference_position(text: str, offset: int, encoding: str) -> tuple[int, int]:
+    """An independent LSP position: count line breaks (\\r\\n, \\r, \\n) before
+    the offset and measure the rest of the line with Python's codecs."""
+    offset = max(0, min(offset, len(text)))
+    if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
+        offset -= 1  # inside a CRLF: the end of the line's content
+    prefix = text[:offset]
+    breaks = list(re.finditer(r"\r\n|\r|\n", prefix))
+    column = prefix[breaks[-1].end():] if breaks else prefix
+    codec, width = CODECS[encoding]
+    return len(breaks), len(column.encode(codec, "surrogatepass")) // width
+
+
+def pos(doc: Document, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+    p = doc.offset_to_position(offset, encoding)
+    return p.line, p.character
+
+
+# -- fixed cases -------------------------------------------------------------------
+
+
+def test_ascii():
+    doc = Document("hello\nworld\n")
+    assert doc.line_starts == [0, 6, 12] and doc.line_count == 3
+    for enc in ENCODINGS:
+        assert pos(doc, 0, enc) == (0, 0)
+        assert pos(doc, 5, enc) == (0, 5)
+        assert pos(doc, 6, enc) == (1, 0)
+        assert pos(doc, 8, enc) == (1, 2)
+        assert pos(doc, 12, enc) == (2, 0)  # after the final newline: an empty last line
+        assert doc.position_to_offset(1, 2, enc) == 8
+    assert doc.offset_to_position(8) == Position(1, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "utf16", "utf8", "utf32"),
+    [
+        ("a😀b", 2, 3, 5, 2),  # astral: a surrogate pair in UTF-16, 4 bytes in UTF-8
+        ("日本語x", 3, 3, 9, 3),  # CJK: one UTF-16 unit, 3 bytes each
+        ("e\u0301x", 2, 2, 3, 2),  # combining acute accent is its own code point
+        ("🧑\u200d💻!", 3, 5, 11, 3),  # ZWJ sequence: three code points
+        ("\ufeffab", 1, 1, 3, 1),  # a BOM inside a Document is an ordinary character
+        ("é", 1, 1, 2, 1),
+        ("𝔘𝔫𝔦", 2, 4, 8, 2),
+        ("\x7f\x80", 2, 2, 3, 2),  # width boundaries: 1 | 2 bytes
+        ("\u07ff\u0800", 2, 2, 5, 2),  # 2 | 3 bytes
+        ("\uffff\U00010000", 2, 3, 7, 2),  # 3 bytes, 1 unit | 4 bytes, 2 units
+        ("\U0010ffffz", 1, 2, 4, 1),
+        ("\ud800x", 1, 1, 3, 1),  # a lone surrogate (possible in LSP text): one unit
+    ],
+)
+def test_multibyte_characters(text, offset, utf16, utf8, utf32):
+    doc = Document("first line\n" + text)
+    base = 11
+    assert pos(doc, base + offset, "utf-16") == (1, utf16)
+    assert pos(doc, base + offset, "utf-8") == (1, utf8)
+    assert pos(doc, base + offset, "utf-32") == (1, utf32)
+    assert doc.position_to_offset(1, utf16, "utf-16") == base + offset
+    assert doc.position_to_offset(1, utf8, "utf-8") == base + offset
+    assert doc.position_to_offset(1, utf32, "utf-32") == base + offset
+
+
+def test_position_inside_a_character_maps_to_that_character():
+    doc = Document("a😀b€c")
+    # UTF-16 unit 2 is the low surrogate of 😀 (offset 1)
+    assert doc.position_to_offset(0, 2, "utf-16") == 1
+    assert doc.position_to_offset(0, 3, "utf-16") == 2
+    # UTF-8 bytes 2..4 are inside 😀, 7..8 inside € (offset 3)
+    assert [doc.position_to_offset(0, b, "utf-8") for b in range(1, 10)] == [1, 1, 1, 1, 2, 3, 3, 3, 4]
+
+
+def test_crlf():
+    doc = Document("ab\r\ncd\r\n")
+    assert doc.line_starts == [0, 4, 8]
+    assert doc.line_end(0) == 2 and doc.line_text(0) == "ab"
+    assert doc.line_end(1) == 6 and doc.line_text(1) == "cd"
+    assert pos(doc, 2) == (0, 2)  # at \r
+    assert pos(doc, 3) == (0, 2)  # between \r and \n: end of the line's content
+    assert doc.line_of(3) == 0
+    assert pos(doc, 4) == (1, 0)
+    assert pos(doc, 8) == (2, 0)
+    assert doc.position_to_offset(0, 99) == 2  # past the end of a line: its end, not the break
+    assert doc.position_to_offset(1, 1) == 5
+    assert doc.line_col(5) == (2, 2)
+
+
+def test_lone_cr_and_mixed_breaks():
+    doc = Document("a\rb\nc\r\nd\r\re")
+    assert [doc.line_text(i) for i in range(doc.line_count)] == ["a", "b", "c", "d", "", "e"]
+    assert pos(doc, 2) == (1, 0)
+    assert doc.position_to_offset(5, 0) == len(doc.text) - 1
+    # "\r\r\n" is a lone CR then a CRLF
+    doc = Document("x\r\r\ny")
+    assert doc.line_starts == [0, 2, 4]
+    assert pos(doc, 3) == (1, 0)
+
+
+def test_other_unicode_separators_are_not_line_breaks():
+    # LSP knows only \r\n, \r and \n; str.splitlines knows more
+    text = "a\u2028b\x0bc\x0cd\x85e\u2029f"
+    doc = Document(text)
+    assert doc.line_count == 1
+    assert pos(doc, len(text)) == (0, len(text))
+
+
+def test_empty_document():
+    doc = Document("")
+    assert doc.line_starts == [0] and doc.line_count == 1
+    for enc in ENCODINGS:
+        assert pos(doc, 0, enc) == (0, 0)
+        assert pos(doc, 10, enc) == (0, 0)
+        assert doc.position_to_offset(0, 0, enc) == 0
+        assert doc.position_to_offset(3, 7, enc) == 0
+    assert doc.line_col(0) == (1, 1)
+    assert doc.line_text(0) == ""
+
+
+def test_out_of_range_values_are_clamped():
+    doc = Document("ab\ncd")
+    assert pos(doc, -5) == (0, 0)
+    assert pos(doc, 99) == (1, 2)
+    assert doc.position_to_offset(-1, 5) == 0
+    assert doc.position_to_offset(0, -3) == 0
+    assert doc.position_to_offset(0, 99) == 2
+    assert doc.position_to_offset(7, 0) == 5
+    assert doc.line_start(-1) == 0 and doc.line_start(9) == 5
+    assert doc.line_end(-1) == 0 and doc.line_end(9) == 5
+    assert doc.clamp(-1) == 0 and doc.clamp(6) == 5
+    assert doc.line_col(99) == (2, 3)
+
+
+def test_line_col_is_one_based_in_characters():
+    doc = Document("ab\n😀x\r\ny")
+    assert doc.line_col(0) == (1, 1)
+    assert doc.line_col(1) == (1, 2)
+    assert doc.line_col(3) == (2, 1)
+    assert doc.line_col(4) == (2, 2)  # after the emoji: one character, not two units
+    assert doc.line_col(6) == (2, 3)  # inside the CRLF: the end of the line
+    assert doc.line_col(7) == (3, 1)
+    assert doc.line_col(8) == (3, 2)  # the end of the text
+
+
+def test_range_to_lsp():
+    doc = Document("x😀\ny")
+    start, end = doc.range_to_lsp(1, 3, "utf-16")
+    assert (start, end) == (Position(0, 1), Position(1, 0))
+    assert doc.range_to_lsp(0, 2, "utf-8") == (Position(0, 0), Position(0, 5))
+
+
+def test_memo_is_per_document():
+    calls = []
+    a, b = Document("x", version=1), Document("x", version=2)
+    assert a.memo("k", lambda: calls.append(1) or 42) == 42
+    assert a.memo("k", lambda: calls.append(1) or 43) == 42
+    assert b.memo("k", lambda: calls.append(1) or 44) == 44
+    assert len(calls) == 2
+
+
+def test_long_non_ascii_line():
+    line = ("ab😀cd日本" * 20000)
+    doc = Document("head\n" + line + "\ntail")
+    offset = 5 + len(line) - 3
+    p = doc.offset_to_position(offset, "utf-16")
+    assert (p.line, p.character) == reference_position(doc.text, offset, "utf-16")
+    assert doc.position_to_offset(p.line, p.character, "utf-16") == offset
+
+
+# -- properties --------------------------------------------------------------------
+
+PIECES = st.one_of(
+    st.characters(),
+    st.characters(codec="utf-8"),
+    st.sampled_from(["\r\n", "\r", "\n", "\n\n", "😀", "🧑\u200d💻", "e\u0301", "日本", "\ufeff",
+                     "\u2028", "\ud800", "\udfff", "\x00", " ",
+                     # UTF-8 / UTF-16 width boundaries
+                     "\x7f", "\x80", "\u07ff", "\u0800", "\uffff", "\U00010000", "\U0010ffff"]),
+)
+TEXTS = st.lists(PIECES, max_size=40).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS)
+@example("a\r\nb")
+@example("\r\r\n\n")
+@example("😀\r\n😀")
+def test_offset_position_round_trip(text):
+    doc = Document(text)
+    for enc in ENCODINGS:
+        previous = (0, 0)
+        for offset in range(len(text) + 1):
+            p = doc.offset_to_position(offset, enc)
+            assert (p.line, p.character) == reference_position(text, offset, enc)
+            assert (p.line, p.character) >= previous  # order is kept
+            previous = (p.line, p.character)
+            inside_crlf = 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n"
+            back = doc.position_to_offset(p.line, p.character, enc)
+            assert back == (offset - 1 if inside_crlf else offset)
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXTS, st.integers(-3, 60), st.integers(-3, 200))
+def test_any_position_maps_into_the_text(text, line, character):
+    doc = Document(text)
+    for enc in ENCODINGS:
+        offset = doc.position_to_offset(line, character, enc)
+        assert 0 <= offset <= len(text)
+        # never inside a line break, and on the asked line when it exists
+        if 0 <= line < doc.line_count:
+            assert doc.line_start(line) <= offset <= doc.line_end(line)
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXTS)
+def test_line_index_agrees_with_the_lsp_line_breaks(text):
+    doc = Document(text)
+    lines = re.split(r"\r\n|\r|\n", text)
+    assert doc.line_count == len(lines)
+    assert [doc.line_text(i) for i in range(doc.line_count)] == lines
+    for offset in range(len(text) + 1):
+        line, col = doc.line_col(offset)
+        ref_line, _ = reference_position(text, offset, "utf-32")
+        assert line == ref_line + 1
+        assert col == reference_position(text, offset, "utf-32")[1] + 1
+
+
+# -- loading -----------------------------------------------------------------------
+
+
+def test_load_path_text_and_document(tmp_path, monkeypatch):
+    path = tmp_path / "guide.md"
+    path.write_text("# Title\n\nBody.\n", encoding="utf-8")
+    doc = load(path)
+    assert doc.text == "# Title\n\nBody.\n" and doc.path == str(path) and doc.kind == "markdown"
+    assert load(str(path)).path == str(path)  # a string naming a file is read
+    monkeypatch.chdir(tmp_path)
+    assert load("guide.md").text == doc.text
+
+    text = load("# Title\n\nguide.md")
+    assert text.path is None and text.text == "# Title\n\nguide.md" and text.kind == "markdown"
+    assert load("no-such-file.md").text == "no-such-file.md"
+    assert load("plain words", kind="text").kind == "text"
+    assert load(doc) is doc
+    py = tmp_path / "mod.py"
+    py.write_text("x = 1\n", encoding="utf-8")
+    assert load(py).kind == "python"
+    assert load(py, kind="text").kind == "text"
+
+
+def test_a_file_with_a_bom_loads_without_it(tmp_path):
+    path = tmp_path / "bom.md"
+    path.write_bytes("\ufeff# Tïtle\r\nbody".encode("utf-8"))
+    doc = load(path)
+    assert doc.text == "# Tïtle\r\nbody"
+    assert doc.offset_to_position(0, "utf-8") == Position(0, 0)
+    assert doc.offset_to_position(4, "utf-8") == Position(0, 5)
+    assert doc.line_col(doc.text.index("body")) == (2, 1)
+    # a text given directly also loses a leading BOM; a Document keeps it
+    assert load("\ufeff# x\n").text == "# x\n"
+    assert Document("\ufeff# x\n").text == "\ufeff# x\n"
+
+
+def test_unreadable_files_raise(tmp_path):
+    with pytest.raises(OSError):
+        load(tmp_path / "missing.md")
+    latin1 = tmp_path / "latin1.md"
+    latin1.write_bytes("café".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        load(latin1)
+
+
+# -- kinds -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("a.md", "markdown"), ("a.markdown", "markdown"), ("a.mdx", "markdown"),
+        ("DOCS/README.MD", "markdown"), ("a.py", "python"), ("stubs.pyi", "python"),
+        ("notes.txt", "text"), ("index.rst", "text"), ("main.rs", "code"), ("app.ts", "code"),
+        ("x.go", "code"), ("data.xyz", "text"), ("Makefile", "text"), ("archive.tar.md", "markdown"),
+    ],
+)
+def test_kind_by_suffix(path, kind):
+    assert kind_for(path) == kind
+    assert Document("", path=path).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("language_id", "kind"),
+    [("markdown", "markdown"), ("Markdown", "markdown"), ("python", "python"),
+     ("plaintext", "text"), ("restructuredtext", "text"), ("javascript", "code"),
+     ("typescriptreact", "code"), ("rust", "code"), ("cobol", "text")],
+)
+def test_kind_by_language_id(language_id, kind):
+    assert kind_for(language_id=language_id) == kind
+
+
+def test_kind_precedence():
+    # the editor's language id wins over the suffix; unknown ids fall back to it
+    assert kind_for("notes.txt", "markdown") == "markdown"
+    assert kind_for("a.py", "cobol") == "python"
+    assert kind_for() == "markdown"  # a bare text is Markdown
+    assert Document("x", kind="code", path="a.md").kind == "code"
+    # a document known only by URI gets its kind from the URI's path
+    assert Document("x", uri="file:///w/pkg/mod%20a.py").kind == "python"
+    assert Document("x", uri="untitled:Untitled-1").kind == "markdown"
+    assert Document("x", uri="file:///w/a.rs", language_id="markdown").kind == "markdown"
