@@ -322,3 +322,12 @@ def test_kind_precedence():
     assert Document("x", uri="file:///w/pkg/mod%20a.py").kind == "python"
     assert Document("x", uri="untitled:Untitled-1").kind == "markdown"
     assert Document("x", uri="file:///w/a.rs", language_id="markdown").kind == "markdown"
+
+
+def test_load_missing_path_like_string_raises(tmp_path):
+    from chunkseam.document import load as _load
+
+    with pytest.raises(FileNotFoundError):
+        _load(str(tmp_path / "missing.md"))
+    # a one-line text that is not a file name stays a text
+    assert _load("Just one sentence.").text == "Just one sentence."

@@ -282,7 +282,9 @@ def load(source: str | Path | Document, *, kind: str | None = None) -> Document:
 
     A :class:`~pathlib.Path`, or a string naming an existing file, is read from
     disk; any other string is taken as the document's text (Markdown unless
-    ``kind`` says otherwise).
+    ``kind`` says otherwise). A one-line string that looks like a file name
+    (no spaces, a known suffix) but names no file raises
+    :class:`FileNotFoundError` rather than becoming a one-line document.
     """
     if isinstance(source, Document):
         return source
@@ -295,5 +297,14 @@ def load(source: str | Path | Document, *, kind: str | None = None) -> Document:
                 return Document.from_path(p, kind=kind)
         except (OSError, ValueError):
             pass
+        else:
+            stripped = source.strip()
+            if (
+                stripped
+                and " " not in stripped
+                and p.suffix.lower() in _SUFFIX_KIND
+                and not stripped.startswith("#")
+            ):
+                raise FileNotFoundError(f"{source}: no such file")
     text = source[1:] if source.startswith(_BOM) else source
     return Document(text, kind=kind or "markdown")
