@@ -254,7 +254,6 @@ def test_load_path_text_and_document(tmp_path, monkeypatch):
 
     text = load("# Title\n\nguide.md")
     assert text.path is None and text.text == "# Title\n\nguide.md" and text.kind == "markdown"
-    assert load("no-such-file.md").text == "no-such-file.md"
     assert load("plain words", kind="text").kind == "text"
     assert load(doc) is doc
     py = tmp_path / "mod.py"
