@@ -1,0 +1,368 @@
+"""``chunkseam audit DUMP.jsonl``: validate the chunks of an existing index.
+
+Each line of the dump is one chunk: ``text`` (required; LangChain's
+``page_content`` is accepted too) and any of ``doc_id``, ``source`` (a path),
+``chunk_index``, ``start``/``end``, ``start_index``, ``metadata.start_index``
+(LangChain), ``start_char_idx``/``end_char_idx`` (LlamaIndex); the same keys
+are looked up in ``metadata`` too.
+
+Chunks are grouped into documents by ``doc_id`` (else ``source``) as they come
+— consecutive lines of the same document form one group — so memory grows
+with the largest document, not with the dump. For each document:
+
+* **source-aware** when the source file can be read and *every* chunk can be
+  located in it: the offset given matches the text there, or the text occurs
+  exactly once, or (repeated text) exactly once within reach of the previous
+  chunk. The full validator runs against the document.
+* **text-only** otherwise (no source, unreadable, or a chunk not found): the
+  text-only checks of :func:`chunkseam.validate.validate_text_only`.
+
+The mode each document got, and why, is part of the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from .report import FileResult, record_from_issue
+
+
+class SourceError(Exception):
+    """A file that cannot be linted: unreadable, binary, not UTF-8 …"""
+
+
+def read_source(path: str | Path) -> str:
+    """The text of a UTF-8 file (BOM dropped), or :class:`SourceError` saying why not.
+
+    Only regular files are opened (a FIFO or a device would block or never end).
+    """
+    p = Path(path)
+    try:
+        import stat
+
+        st = os.stat(p)
+        if stat.S_ISDIR(st.st_mode):
+            raise SourceError("is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceError("not a regular file (a FIFO, socket or device), skipped")
+        with open(p, "rb") as f:
+            data = f.read()
+    except SourceError:
+        raise
+    except FileNotFoundError:
+        raise SourceError("broken symbolic link" if os.path.islink(p) else "No such file or directory") from None
+    except PermissionError:
+        raise SourceError("Permission denied") from None
+    except OSError as exc:
+        raise SourceError(exc.strerror or str(exc)) from None
+    if b"\x00" in data[:8192]:
+        raise SourceError("binary file (contains NUL bytes), skipped")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(f"not UTF-8: invalid byte 0x{data[exc.start]:02x} at byte {exc.start} "
+                          f"(line {line}), skipped") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+# --- bounded parallel map (keeps memory flat on huge inputs) -------------------------------
+
+
+def bounded_map(func: Callable, items: Iterable, jobs: int, *, window: int | None = None) -> Iterator:
+    """``map(func, items)`` in order, on ``jobs`` processes, with at most
+    ``window`` items in flight (``Pool.imap`` would read the whole input)."""
+    if jobs <= 1:
+        for item in items:
+            yield func(item)
+        return
+    import multiprocessing as mp
+
+    method = "fork" if "fork" in mp.get_all_start_methods() else None
+    ctx = mp.get_context(method)
+    window = window or jobs * 4
+    with ctx.Pool(jobs) as pool:
+        pending: deque = deque()
+        for item in items:
+            pending.append(pool.apply_async(func, (item,)))
+            if len(pending) >= window:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+# --- reading the dump -----------------------------------------------------------------------
+
+
+@dataclass
+class DumpChunk:
+    line: int
+    text: str
+    doc_id: str | None = None
+    source: str | None = None
+    chunk_index: int | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass
+class DumpError:
+    line: int
+    message: str
+
+
+def _lookup(obj: dict, *names: str) -> Any:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    for n in names:
+        if n in obj and obj[n] is not None:
+            return obj[n]
+    for n in names:
+        if n in meta and meta[n] is not None:
+            return meta[n]
+    return None
+
+
+def _int_or_none(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def parse_line(raw: str, line_no: int) -> DumpChunk | DumpError | None:
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        obj = json.loads(raw)
+    except ValueError as exc:
+        return DumpError(line_no, f"malformed JSON line: {exc}")
+    if not isinstance(obj, dict):
+        return DumpError(line_no, "expected a JSON object with a \"text\" field")
+    text = obj.get("text", obj.get("page_content"))
+    if not isinstance(text, str):
+        return DumpError(line_no, "missing \"text\" (a string)")
+    doc_id = _lookup(obj, "doc_id", "ref_doc_id", "document_id")
+    source = _lookup(obj, "source", "file_path", "path")
+    start = _int_or_none(_lookup(obj, "start", "start_index", "start_char_idx"))
+    end = _int_or_none(_lookup(obj, "end", "end_index", "end_char_idx"))
+    return DumpChunk(
+        line=line_no, text=text,
+        doc_id=None if doc_id is None else str(doc_id),
+        source=None if source is None else str(source),
+        chunk_index=_int_or_none(_lookup(obj, "chunk_index", "chunk_id", "index")),
+        start=start, end=end,
+    )
+
+
+@dataclass
+class DocGroup:
+    key: str | None
+    doc_id: str | None
+    source: str | None
+    chunks: list[DumpChunk] = field(default_factory=list)
+    #: True when this key already appeared earlier in the dump (lines not consecutive)
+    repeated: bool = False
+
+
+def read_groups(lines: Iterable[str], on_error: Callable[[DumpError], None],
+                on_progress: Callable[[int], None] | None = None) -> Iterator[DocGroup]:
+    """Consecutive chunks of the same document, streamed."""
+    current: DocGroup | None = None
+    seen: set[str] = set()
+    for n, raw in enumerate(lines, 1):
+        if on_progress is not None:
+            on_progress(len(raw.encode("utf-8", "surrogatepass")))
+        item = parse_line(raw, n)
+        if item is None:
+            continue
+        if isinstance(item, DumpError):
+            on_error(item)
+            continue
+        key = item.doc_id if item.doc_id is not None else item.source
+        if current is None or key != current.key:
+            if current is not None:
+                yield current
+            current = DocGroup(key, item.doc_id, item.source, repeated=key is not None and key in seen)
+            if key is not None:
+                seen.add(key)
+        current.chunks.append(item)
+    if current is not None:
+        yield current
+
+
+# --- locating chunks --------------------------------------------------------------------------
+
+
+def locate(text: str, chunks: list[DumpChunk]) -> tuple[list[tuple[int, int]] | None, str]:
+    """Offsets of every chunk in ``text``, or (None, why not).
+
+    A chunk is located by its offset when the text there matches; else where
+    its text occurs exactly once; else (repeated text) right where the
+    previous chunk ends (after whitespace a splitter may have stripped), or at
+    the one occurrence that starts inside the previous chunk (overlap). The
+    first chunk's "previous chunk" is the start of the document. Never the
+    first match of a search, which is wrong on repeated text.
+    """
+    spans: list[tuple[int, int]] = []
+    prev = (0, 0)
+    for c in chunks:
+        if not c.text:
+            return None, f"chunk on line {c.line} is empty"
+        at: int | None = None
+        if c.start is not None and 0 <= c.start <= len(text) and text.startswith(c.text, c.start):
+            at = c.start
+        else:
+            first = text.find(c.text)
+            if first >= 0 and text.find(c.text, first + 1) < 0:
+                at = first
+            elif first >= 0:
+                lo, hi = prev
+                reach = hi
+                while reach < len(text) and text[reach].isspace():
+                    reach += 1
+                if text.startswith(c.text, hi):
+                    at = hi
+                elif reach != hi and text.startswith(c.text, reach):
+                    at = reach
+                else:
+                    near = []
+                    pos = text.find(c.text, lo + 1 if spans else lo)
+                    while 0 <= pos < hi:
+                        near.append(pos)
+                        pos = text.find(c.text, pos + 1)
+                    if len(near) == 1:
+                        at = near[0]
+        if at is None:
+            given = f" at offset {c.start}" if c.start is not None else ""
+            found = text.count(c.text) if len(c.text) < 10000 else (1 if c.text in text else 0)
+            why = "not found in the source" if found == 0 else f"found {found} times in the source (ambiguous)"
+            return None, f"chunk on line {c.line}{given}: {why}"
+        spans.append((at, at + len(c.text)))
+        prev = spans[-1]
+    return spans, f"all {len(chunks)} chunks located in the source"
+
+
+# --- auditing one document ----------------------------------------------------------------------
+
+
+@dataclass
+class AuditJob:
+    group: DocGroup
+    dump_path: str
+    source_root: str | None
+    settings: Any
+    fingerprints: bool = True
+
+
+def _resolve_source(source: str, root: str | None) -> Path:
+    if source.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        source = unquote(urlparse(source).path)
+    p = Path(source).expanduser()
+    if not p.is_absolute() and root:
+        p = Path(root) / p
+    return p
+
+
+def audit_group(job: AuditJob) -> FileResult:
+    from .baseline import fingerprint
+    from .chunk import Chunk, renumber
+    from .document import Document
+    from .validate import validate
+
+    g = job.group
+    settings = job.settings
+    label = g.doc_id if g.doc_id is not None else (g.source or "(no doc_id)")
+    sizer = None
+    text = None
+    reason = "no source given"
+    src_path: Path | None = None
+    if g.source:
+        src_path = _resolve_source(g.source, job.source_root)
+        try:
+            text = read_source(src_path)
+        except SourceError as exc:
+            reason = f"source {src_path} not readable: {exc}"
+    if text is not None:
+        spans, reason = locate(text, g.chunks)
+        if spans is not None:
+            from .analysis import sizer_for
+
+            sizer = sizer_for(settings)
+            doc = Document(text, path=str(src_path))
+            raw = [Chunk(s, e, i, text, sizer.count(text[s:e]), "audit") for i, (s, e) in enumerate(spans)]
+            # keep the dump's order -> our index mapping
+            order = sorted(range(len(raw)), key=lambda i: (raw[i].start, raw[i].end))
+            chunks = renumber(raw)
+            dump_of = {new: g.chunks[old] for new, old in enumerate(order)}
+            issues = validate(doc, chunks, settings, sizer=sizer)
+            records = []
+            for i in issues:
+                dc = dump_of.get(i.chunk) if i.chunk is not None else None
+                extra = {"doc_id": g.doc_id, "source": g.source, "mode": "source-aware",
+                         "chunk_index": (dc.chunk_index if dc and dc.chunk_index is not None else i.chunk),
+                         "dump_line": dc.line if dc else None}
+                fp = fingerprint(text, i.code, i.start, i.end, i.cut) if job.fingerprints else ""
+                records.append(record_from_issue(doc, i, str(src_path), fingerprint=fp, **extra))
+            broken = {i.chunk for i in issues if i.chunk is not None}
+            per_rule: dict[str, int] = {}
+            for i in issues:
+                per_rule[i.code] = per_rule.get(i.code, 0) + 1
+            return FileResult(path=str(src_path), chunker="audit", chunks=len(chunks),
+                              chunks_with_issues=len(broken), per_rule=per_rule, records=records,
+                              approximate=bool(getattr(sizer, "approximate", False)),
+                              mode="source-aware", mode_reason=reason, doc_id=g.doc_id,
+                              extra={"source": g.source, "label": label, "dump_lines": [g.chunks[0].line, g.chunks[-1].line]})
+    return _text_only(job, label, reason)
+
+
+def _text_only(job: AuditJob, label: str, reason: str) -> FileResult:
+    from .baseline import fingerprint
+    from .document import Document
+
+    g = job.group
+    texts = [c.text for c in g.chunks]
+    try:
+        from .validate import validate_text_only  # type: ignore[attr-defined]
+    except ImportError:
+        try:
+            from .checks.textonly import validate_text_only  # type: ignore[no-redef]
+        except ImportError:
+            validate_text_only = None
+    issues = validate_text_only(texts, job.settings) if validate_text_only is not None else []
+    if validate_text_only is None:
+        reason += "; text-only checks are not available in this version"
+    records = []
+    for i in issues:
+        k = i.chunk if i.chunk is not None and 0 <= i.chunk < len(g.chunks) else None
+        dc = g.chunks[k] if k is not None else g.chunks[0]
+        ctext = dc.text
+        cdoc = Document(ctext, path=job.dump_path)
+        rec = record_from_issue(cdoc, i, job.dump_path,
+                                fingerprint=fingerprint(ctext, i.code, i.start, i.end, i.cut) if job.fingerprints else "",
+                                doc_id=g.doc_id, source=g.source, mode="text-only",
+                                chunk_index=dc.chunk_index if dc.chunk_index is not None else k,
+                                dump_line=dc.line, offsets_in="chunk text")
+        # in text-only mode the place to look is the dump line holding the chunk
+        rec.line = dc.line
+        rec.end_line = dc.line
+        rec.column, rec.end_column = 1, 1
+        records.append(rec)
+    broken = {i.chunk for i in issues if i.chunk is not None}
+    per_rule: dict[str, int] = {}
+    for i in issues:
+        per_rule[i.code] = per_rule.get(i.code, 0) + 1
+    return FileResult(path=job.dump_path, chunker="audit", chunks=len(g.chunks), chunks_with_issues=len(broken),
+                      per_rule=per_rule, records=records, mode="text-only", mode_reason=reason,
+                      doc_id=g.doc_id, extra={"source": g.source, "label": label,
+                                              "dump_lines": [g.chunks[0].line, g.chunks[-1].line]})

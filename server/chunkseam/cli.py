@@ -1,0 +1,775 @@
+"""The ``chunkseam`` command line.
+
+Subcommands: ``lint``, ``chunks``, ``preview``, ``compare``, ``audit``,
+``rule``, ``config --show``, ``server``. Exit codes (like ruff): 0 nothing at
+or above ``--fail-on``; 1 issues found (or ``--max-rate`` exceeded); 2 usage,
+configuration or I/O error (unreadable files are reported on stderr as
+``path: error: …``, skipped, and make the run end with 2).
+
+Nothing here writes to the files being checked; the only files written are
+the ones named by ``--html``, ``--output`` and ``--write-baseline``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, TextIO
+
+from . import __version__
+from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
+from .issue import SEVERITIES
+from .report import FileResult, Summary, eprint, error_line, failing, summarize, use_color
+from .settings import Settings
+
+EXIT_OK, EXIT_ISSUES, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+# --- argument parsing -----------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 like ruff, message on stderr
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return v
+
+
+def _percent(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage (0-100), got {text!r}") from None
+    if not 0 <= v <= 100:
+        raise argparse.ArgumentTypeError(f"expected a percentage (0-100), got {text!r}")
+    return v
+
+
+def _severity_pair(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected CODE=LEVEL (e.g. CS002=error), got {text!r}")
+    code, level = (p.strip() for p in text.split("=", 1))
+    if not code or level.lower() not in SEVERITIES + ("off",):
+        raise argparse.ArgumentTypeError(
+            f"expected CODE=LEVEL with LEVEL one of {', '.join(SEVERITIES + ('off',))}, got {text!r}")
+    return code, level.lower()
+
+
+def _jobs(text: str) -> int:
+    v = _nonneg_int(text)
+    return v or (os.cpu_count() or 1)
+
+
+def _chunking_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("chunking (override the config file)")
+    g.add_argument("--chunker", metavar="NAME", help="chunking strategy (default: by file type)")
+    g.add_argument("--size", type=_positive_int, metavar="N", help="chunk size budget")
+    g.add_argument("--overlap", type=_nonneg_int, metavar="N", help="overlap between neighbours")
+    g.add_argument("--unit", choices=("tokens", "chars"), help="size unit")
+    g.add_argument("--encoding", metavar="NAME", help="tiktoken encoding (default cl100k_base)")
+    g.add_argument("--tiktoken-file", metavar="FILE", help="a local .tiktoken encoding file")
+    g.add_argument("--approximate-tokens", action="store_true", default=None,
+                   help="count tokens approximately when no exact encoding can be had")
+    g.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
+
+
+def _rule_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("rules (override the config file)")
+    g.add_argument("--select", metavar="CODES", help="comma-separated rule codes, prefixes or names")
+    g.add_argument("--extend-select", metavar="CODES", help="rules to enable on top of the selection")
+    g.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes, prefixes or names to skip")
+    g.add_argument("--severity", metavar="CODE=LEVEL", type=_severity_pair, action="append",
+                   help="re-grade a rule (error, warning, info, hint, off); repeatable")
+
+
+def _report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
+    p.add_argument("--fail-on", choices=SEVERITIES + ("never",), default="warning",
+                   help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--max-rate", type=_percent, metavar="PCT",
+                   help="also fail when the broken-chunk rate is over PCT percent")
+    p.add_argument("--statistics", action="store_true", help="show counts per rule instead of each issue")
+    p.add_argument("--baseline", metavar="FILE", help="report and fail only on issues not in this baseline")
+    p.add_argument("--write-baseline", metavar="FILE", help="record the current issues as the baseline and exit 0")
+    p.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="worker processes (0 = all cores; default 1)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="chunkseam",
+                     description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
+    parser.add_argument("--version", action="version", version=f"chunkseam {__version__}")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("lint", help="check files for cuts that break meaning")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or globs (default: .)")
+    _chunking_options(p)
+    _rule_options(p)
+    _report_options(p, ("text", "json", "sarif", "github"))
+    p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                   help="also lint files that .gitignore excludes")
+
+    p = sub.add_parser("chunks", help="dump the chunks of a file")
+    p.add_argument("file", metavar="FILE")
+    _chunking_options(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("preview", help="show a file's chunks in the terminal or as an HTML page")
+    p.add_argument("file", metavar="FILE")
+    _chunking_options(p)
+    _rule_options(p)
+    p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML page instead")
+    p.add_argument("--width", type=_positive_int, help="terminal width")
+
+    p = sub.add_parser("compare", help="compare chunking strategies on the same files")
+    p.add_argument("paths", nargs="+", metavar="FILE")
+    p.add_argument("--chunkers", metavar="LIST", help="comma-separated strategies "
+                   "(default: fixed,recursive,sentence,markdown)")
+    _chunking_options(p)
+    _rule_options(p)
+    p.add_argument("--format", choices=("text", "json", "html"), default="text")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL dump)")
+    p.add_argument("dump", metavar="DUMP.jsonl", help="one chunk per line ('-' for stdin)")
+    p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
+    _chunking_options(p)
+    _rule_options(p)
+    _report_options(p, ("text", "json", "sarif", "github"))
+
+    p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
+    p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("config", help="show the resolved settings for a file and where each came from")
+    p.add_argument("--show", action="store_true", help="print the resolved settings (default action)")
+    p.add_argument("file", nargs="?", metavar="FILE", help="file or directory (default: .)")
+    _chunking_options(p)
+    _rule_options(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
+                   add_help=False)
+    return parser
+
+
+# --- settings --------------------------------------------------------------------------------------
+
+
+def _split(v: str | None) -> list[str] | None:
+    if v is None:
+        return None
+    return [p.strip() for p in v.split(",") if p.strip()]
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    o: dict[str, Any] = {}
+    for key in ("chunker", "size", "overlap", "unit", "encoding", "tiktoken_file", "approximate_tokens"):
+        v = getattr(args, key, None)
+        if v is not None:
+            o[key.replace("_", "-")] = v
+    for key in ("select", "extend_select", "ignore"):
+        v = _split(getattr(args, key, None))
+        if v is not None:
+            o[key.replace("_", "-")] = v
+    return o
+
+
+class SettingsCache:
+    """Resolved settings per directory (config files apply per directory)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.overrides = overrides_from_args(args)
+        self.severity = dict(getattr(args, "severity", None) or [])
+        self.config_file = getattr(args, "config", None)
+        self._cache: dict[str, Resolved] = {}
+
+    def resolved(self, path: str | Path | None) -> Resolved:
+        p = Path(path) if path is not None else Path.cwd()
+        key = str((p if p.is_dir() else p.parent).absolute()) if self.config_file is None else ""
+        r = self._cache.get(key)
+        if r is None:
+            r = resolve(p, self.overrides, config_file=self.config_file)
+            if self.severity:
+                merged = {**r.settings.severity, **self.severity}
+                s, _ = settings_from_mapping({"severity": merged}, source="command line", base=r.settings)
+                r = Resolved(s, {**r.sources, "severity": "command line"}, r.config_file, r.errors)
+            for w in r.errors:
+                eprint(("warning: " if w.warning else "error: ") + str(w))
+            self._cache[key] = r
+        return r
+
+    def settings(self, path: str | Path | None) -> Settings:
+        return self.resolved(path).settings
+
+
+def _check_tokenizer(settings: Settings) -> None:
+    from .analysis import sizer_for
+    from .tokens import TokenizerUnavailable
+
+    try:
+        sizer_for(settings)
+    except TokenizerUnavailable as exc:
+        raise UsageError(f"error: {exc}") from None
+
+
+def _open_output(path: str | None) -> TextIO:
+    if not path or path == "-":
+        return sys.stdout
+    return open(path, "w", encoding="utf-8")
+
+
+# --- lint ---------------------------------------------------------------------------------------------
+
+
+def lint_one(item: tuple[str, Settings]) -> FileResult:
+    """Read, chunk and validate one file (runs in a worker process with --jobs)."""
+    from .analysis import analyze
+    from .audit import SourceError, read_source
+    from .baseline import fingerprint
+    from .document import Document
+    from .report import record_from_issue
+
+    path, settings = item
+    try:
+        text = read_source(path)
+    except SourceError as exc:
+        return FileResult(path=path, error=str(exc))
+    doc = Document(text, path=path)
+    try:
+        analysis = analyze(doc, settings)
+    except Exception as exc:  # a bug in a chunker or a check must not stop the run
+        return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
+    stats = analysis.stats
+    records = [record_from_issue(doc, i, path, fingerprint=fingerprint(text, i.code, i.start, i.end, i.cut))
+               for i in sorted(analysis.issues, key=lambda i: (i.start, i.end, i.code))]
+    sizer_approx = bool(getattr(settings, "approximate_tokens", False))
+    return FileResult(path=path, chunker=analysis.chunker, chunks=stats.chunks,
+                      chunks_with_issues=stats.chunks_with_issues, per_rule=dict(stats.per_rule),
+                      records=records, approximate=sizer_approx and settings.unit == "tokens")
+
+
+def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list[dict[str, Any]],
+            noun: str = "file", on_result: Callable[[FileResult], None] | None = None,
+            extra_text: Callable[[], list[str]] | None = None, **json_extra: Any) -> int:
+    """Baseline, output and exit code, shared by lint and audit.
+
+    Text and GitHub output stream: each file's (or document's) issues are
+    written as soon as its result arrives and then dropped, so memory stays flat
+    on huge inputs; JSON and SARIF are one document and are written at the end.
+    """
+    from . import report
+    from .baseline import Baseline, BaselineError
+
+    base = None
+    if args.baseline and not args.write_baseline:
+        try:
+            base = Baseline.load(args.baseline)
+        except BaselineError as exc:
+            raise UsageError(str(exc)) from None
+    streaming = args.format in ("text", "github") and not args.statistics and not args.write_baseline
+    summary = Summary()
+    kept: list[FileResult] = []
+    all_records: list[report.Record] = []
+    fails = False
+    out = _open_output(args.output) if not args.write_baseline else None
+    color = use_color(out, args.color) if out is not None else False
+    style = report.Style(color)
+    try:
+        for r in results:
+            if r.error is not None:
+                eprint(error_line(r.path, r.error))
+                errors.append({"path": r.path, "message": r.error})
+            if base is not None:
+                r.records, known = base.filter(r.records)
+                summary.baselined += known
+            summary.add(r)
+            fails = fails or failing(r.records, args.fail_on)
+            if on_result is not None:
+                on_result(r)
+            if args.write_baseline:
+                all_records.extend(r.records)
+            elif streaming:
+                if args.format == "text":
+                    report.write_text_records(out, r.records, style)
+                else:
+                    report.write_github(out, [r], None)
+                r.records = []
+            else:
+                kept.append(r)
+        if args.write_baseline:
+            n = Baseline.write(args.write_baseline, all_records)
+            eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
+            return EXIT_ERROR if errors else EXIT_OK
+        if args.format == "text":
+            if args.statistics:
+                report.write_statistics(out, summary, style)
+            for line in (extra_text() if extra_text else []):
+                out.write(line + "\n")
+            out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
+        elif args.format == "github":
+            out.write(report.summary_line(summary, noun=noun) + "\n")
+        elif args.format == "json":
+            report.write_json(out, kept, summary, errors, **json_extra)
+        elif args.format == "sarif":
+            report.write_sarif(out, kept, summary, errors)
+    finally:
+        if out is not None and out is not sys.stdout:
+            out.close()
+    if errors:
+        return EXIT_ERROR
+    if fails:
+        return EXIT_ISSUES
+    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
+        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
+        return EXIT_ISSUES
+    return EXIT_OK
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from .discover import discover
+
+    cache = SettingsCache(args)
+    top = cache.settings(None)
+    _check_tokenizer(top)
+    top_resolved = cache.resolved(None)
+    base = top_resolved.config_file.parent if top_resolved.config_file else None
+    disc = discover(args.paths or ["."], top.include, top.exclude, respect_gitignore=args.respect_gitignore,
+                    base=base)
+    errors: list[dict[str, Any]] = []
+    for path, msg in disc.errors:
+        eprint(error_line(path, msg))
+        errors.append({"path": path, "message": msg})
+    if not disc.files and not errors:
+        where = ", ".join(disc.empty or args.paths or ["."])
+        eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
+    items = [(str(f), cache.settings(f)) for f in disc.files]
+    return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+
+
+def _map(func, items, jobs: int):
+    from .audit import bounded_map
+
+    return bounded_map(func, items, min(jobs, max(1, len(items))) if hasattr(items, "__len__") else jobs)
+
+
+def _progress(iterable, total: int | None, args: argparse.Namespace, label: str, *, bytes_total: int | None = None):
+    """A progress bar on stderr, only when stderr is a terminal."""
+    if not (sys.stderr.isatty() and (total or 0) > 1) or os.environ.get("CHUNKSEAM_NO_PROGRESS"):
+        yield from iterable
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        for item in iterable:
+            bar.advance(task)
+            yield item
+
+
+# --- chunks -----------------------------------------------------------------------------------------
+
+
+def _load_doc(path: str):
+    from .audit import SourceError, read_source
+    from .document import Document
+
+    try:
+        return Document(read_source(path), path=path)
+    except SourceError as exc:
+        raise UsageError(error_line(path, str(exc))) from None
+
+
+def cmd_chunks(args: argparse.Namespace) -> int:
+    from .analysis import make_chunks, sizer_for
+
+    doc = _load_doc(args.file)
+    settings = SettingsCache(args).settings(args.file)
+    _check_tokenizer(settings)
+    sizer = sizer_for(settings)
+    name, chunks = make_chunks(doc, settings, sizer)
+    out = sys.stdout
+    if args.format == "json":
+        rows = []
+        for c in chunks:
+            d = c.to_dict()
+            d["start_line"], d["start_column"] = doc.line_col(c.start)
+            d["end_line"], d["end_column"] = doc.line_col(c.end)
+            d["unit"] = settings.unit
+            rows.append(d)
+        json.dump(rows, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+        return EXIT_OK
+    from .preview import _first_words, line_range
+
+    unit = "tok" if settings.unit == "tokens" else "ch"
+    width = len(str(len(chunks)))
+    for c in chunks:
+        first, last = line_range(doc, c)
+        path = " › ".join(c.heading_path)
+        flag = " OVERSIZE" if c.oversize else ""
+        out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
+                  f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
+    out.write(f"{doc.path}: {len(chunks)} chunks ({name}, size {settings.size} {settings.unit}, "
+              f"overlap {settings.overlap})\n")
+    return EXIT_OK
+
+
+# --- preview ----------------------------------------------------------------------------------------
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    from .analysis import analyze
+    from .preview import html_page, print_terminal
+
+    doc = _load_doc(args.file)
+    settings = SettingsCache(args).settings(args.file)
+    _check_tokenizer(settings)
+    a = analyze(doc, settings)
+    if args.html:
+        page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
+        eprint(f"wrote {args.html}: {len(a.chunks)} chunks, {len(a.issues)} issues")
+        return EXIT_OK
+    print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
+                   unit=settings.unit, chunker=a.chunker, width=args.width)
+    return EXIT_OK
+
+
+# --- compare ------------------------------------------------------------------------------------------
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import chunkers as registry
+    from . import compare
+    from .discover import discover
+
+    cache = SettingsCache(args)
+    top = cache.settings(None)
+    _check_tokenizer(top)
+    known = registry.names()
+    if args.chunkers:
+        strategies = _split(args.chunkers) or []
+        unknown = [s for s in strategies if s not in known]
+        if unknown:
+            raise UsageError(f"error: unknown chunker {', '.join(unknown)}: expected one of {', '.join(known)}")
+    else:
+        strategies = [s for s in compare.DEFAULT_STRATEGIES if s in known]
+        missing = [s for s in compare.DEFAULT_STRATEGIES if s not in known]
+        if missing:
+            eprint(f"note: {', '.join(missing)} not available in this installation; comparing {', '.join(strategies)}")
+    disc = discover(args.paths, top.include, top.exclude)
+    errors = 0
+    for path, msg in disc.errors:
+        eprint(error_line(path, msg))
+        errors += 1
+    stats = [compare.StrategyStats(s) for s in strategies]
+    per_file: list[dict[str, Any]] = []
+    html_files = []
+    from .audit import SourceError, read_source
+    from .document import Document
+
+    for f in disc.files:
+        try:
+            doc = Document(read_source(f), path=str(f))
+        except SourceError as exc:
+            eprint(error_line(str(f), str(exc)))
+            errors += 1
+            continue
+        settings = cache.settings(f)
+        row: dict[str, Any] = {"path": str(f), "strategies": {}}
+        columns = []
+        for st in stats:
+            try:
+                chunks, issues = compare.run_strategy(doc, settings, st.strategy)
+            except Exception as exc:
+                eprint(error_line(str(f), f"{st.strategy}: {type(exc).__name__}: {exc}"))
+                st.error = str(exc)
+                errors += 1
+                continue
+            st.add(chunks, issues)
+            one = compare.StrategyStats(st.strategy)
+            one.add(chunks, issues)
+            row["strategies"][st.strategy] = one.to_dict()
+            columns.append((st.strategy, chunks, issues))
+        per_file.append(row)
+        if args.format == "html":
+            html_files.append((doc, columns))
+    out = _open_output(args.output)
+    try:
+        if args.format == "json":
+            compare.write_json(out, stats, per_file, top)
+        elif args.format == "html":
+            from .preview import compare_page
+
+            out.write(compare_page(html_files, settings=top, table_html=compare.table_html(stats, top.unit)))
+        else:
+            compare.write_text(out, stats, unit=top.unit, color=use_color(out, args.color), files=len(per_file))
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_ERROR if errors else EXIT_OK
+
+
+# --- audit ----------------------------------------------------------------------------------------------
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import AuditJob, DumpError, audit_group, read_groups
+
+    cache = SettingsCache(args)
+    root = args.source_root
+    settings = cache.settings(root or None)
+    _check_tokenizer(settings)
+    if root and not Path(root).is_dir():
+        raise UsageError(error_line(root, "--source-root is not a directory"))
+    errors: list[dict[str, Any]] = []
+    dump_name = "<stdin>" if args.dump == "-" else args.dump
+
+    def on_error(e: DumpError) -> None:
+        msg = f"line {e.line}: {e.message}"
+        eprint(f"{dump_name}:{e.line}: error: {e.message}")
+        errors.append({"path": dump_name, "line": e.line, "message": msg})
+
+    if args.dump == "-":
+        stream: Any = sys.stdin
+        total_bytes = None
+    else:
+        try:
+            if not Path(args.dump).is_file():
+                raise UsageError(error_line(args.dump, "No such file" if not Path(args.dump).exists()
+                                            else "not a regular file"))
+            stream = open(args.dump, encoding="utf-8", errors="surrogateescape", newline="")
+            total_bytes = os.path.getsize(args.dump)
+        except OSError as exc:
+            raise UsageError(error_line(args.dump, exc.strerror or str(exc))) from None
+    show_bar = sys.stderr.isatty() and not os.environ.get("CHUNKSEAM_NO_PROGRESS") and total_bytes
+    bar = task = None
+    if show_bar:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+        bar = Progress(TextColumn("auditing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                       console=Console(file=sys.stderr), transient=True)
+        bar.start()
+        task = bar.add_task("audit", total=total_bytes)
+
+    def on_progress(n: int) -> None:
+        if bar is not None:
+            bar.advance(task, n)
+
+    modes = {"source-aware": 0, "text-only": 0}
+    listed: list[FileResult] = []  # the first documents, for the text report
+    text_only: list[FileResult] = []
+
+    def on_result(r: FileResult) -> None:
+        modes[r.mode or "text-only"] = modes.get(r.mode or "text-only", 0) + 1
+        slim = FileResult(path=r.path, mode=r.mode, mode_reason=r.mode_reason, extra={"label": r.extra.get("label")})
+        if len(listed) <= 50:
+            listed.append(slim)
+        if r.mode != "source-aware" and len(text_only) <= 50:
+            text_only.append(slim)
+
+    def extra_text() -> list[str]:
+        total = sum(modes.values())
+        shown = listed if total <= 50 else text_only
+        lines = [f"{r.extra.get('label')}: {r.mode} ({r.mode_reason})" for r in shown[:50]]
+        if total > 50:
+            lines.append(f"(documents checked source-aware are not listed when there are more than 50; "
+                         f"see --format json)")
+        lines.append(f"{modes['source-aware']} document{'s' if modes['source-aware'] != 1 else ''} checked "
+                     f"source-aware, {modes['text-only']} text-only")
+        return lines
+
+    groups = read_groups(_utf8_lines(stream, on_error, dump_name), on_error, on_progress)
+    jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
+    try:
+        return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
+                       on_result=on_result, extra_text=extra_text, modes=modes)
+    finally:
+        if bar is not None:
+            bar.stop()
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def _utf8_lines(stream, on_error, dump_name: str):
+    """Lines of the dump; a line that is not UTF-8 is reported and skipped."""
+    from .audit import DumpError
+
+    for n, raw in enumerate(stream, 1):
+        if any("\udc80" <= ch <= "\udcff" for ch in raw):
+            on_error(DumpError(n, "not UTF-8"))
+            yield "\n"  # keep line numbers aligned
+            continue
+        yield raw
+
+
+# --- rule / config / server ----------------------------------------------------------------------------
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from .report import _rule_attr, rules_table
+
+    rules = rules_table()
+    if not rules:
+        raise UsageError("error: the rule registry (chunkseam.checks.registry) is not available in this version")
+    if args.code:
+        want = args.code.strip()
+        rule = rules.get(want.upper()) or next(
+            (r for r in rules.values() if _rule_attr(r, "name") == want.lower()), None)
+        if rule is None:
+            raise UsageError(f"error: unknown rule {want!r}: see `chunkseam rule` for the list")
+        if args.format == "json":
+            json.dump({k: _rule_attr(rule, k) for k in ("code", "name", "severity", "summary", "doc")},
+                      sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+            return EXIT_OK
+        sys.stdout.write(f"{_rule_attr(rule, 'code')} [{_rule_attr(rule, 'name')}] "
+                         f"(default: {_rule_attr(rule, 'severity')})\n\n")
+        sys.stdout.write((_rule_attr(rule, "doc") or _rule_attr(rule, "summary") or "").rstrip() + "\n")
+        return EXIT_OK
+    if args.format == "json":
+        json.dump([{k: _rule_attr(r, k) for k in ("code", "name", "severity", "summary")}
+                   for _, r in sorted(rules.items())], sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    for code, r in sorted(rules.items()):
+        sys.stdout.write(f"{code}  {_rule_attr(r, 'name', ''):<24} {_rule_attr(r, 'severity', ''):<8} "
+                         f"{_rule_attr(r, 'summary', '')}\n")
+    return EXIT_OK
+
+
+def _fmt_value(v: Any) -> str:
+    from .config import _toml_repr
+
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f'"{k}" = {_toml_repr(x)}' for k, x in v.items()) + " }" if v else "{}"
+    return _toml_repr(v)
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    target = args.file or "."
+    if args.file and not Path(args.file).exists():
+        raise UsageError(error_line(args.file, "No such file or directory"))
+    r = SettingsCache(args).resolved(target)
+    rows = describe(r)
+    if args.format == "json":
+        json.dump({"file": target, "config_file": str(r.config_file) if r.config_file else None,
+                   "settings": {k: {"value": _jsonable(v), "source": s} for k, v, s in rows}},
+                  sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    out = sys.stdout
+    out.write(f"# settings for {target}\n")
+    out.write(f"# config file: {r.config_file if r.config_file else '(none found; built-in defaults)'}\n")
+    width = max(len(k) for k, _, _ in rows)
+    for key, value, source in rows:
+        text = f"{key:<{width}} = {_fmt_value(value)}"
+        out.write(f"{text:<60} # {source}\n" if len(text) < 60 else f"{text}  # {source}\n")
+    return EXIT_OK
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    return v
+
+
+def cmd_server(argv: list[str]) -> int:
+    try:
+        from .lsp.server import main as server_main  # imported lazily: pygls is slow to import
+    except ImportError as exc:
+        eprint(f"error: the language server is not available: {exc}")
+        return EXIT_ERROR
+    rc = server_main(argv)
+    return int(rc or 0)
+
+
+# --- entry point -------------------------------------------------------------------------------------------
+
+
+COMMANDS = {
+    "lint": cmd_lint,
+    "chunks": cmd_chunks,
+    "preview": cmd_preview,
+    "compare": cmd_compare,
+    "audit": cmd_audit,
+    "rule": cmd_rule,
+    "config": cmd_config,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `chunkseam [--color X] server …`: everything after `server` belongs to the server
+    head = [a for a in argv[: argv.index("server")]] if "server" in argv else None
+    if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
+        return cmd_server(argv[argv.index("server") + 1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return COMMANDS[args.command](args)
+    except ConfigError as exc:
+        eprint(f"error: {exc}")
+        return EXIT_ERROR
+    except UsageError as exc:
+        eprint(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        eprint("interrupted")
+        return 130
+    except BrokenPipeError:  # `chunkseam lint | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+
+
+def _entry() -> None:  # pragma: no cover
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

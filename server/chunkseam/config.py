@@ -1,0 +1,580 @@
+"""Configuration: built-in defaults < project config file < command line / editor.
+
+One resolution for every front end (CLI, pre-commit, language server):
+
+* the nearest ``.chunkseam.toml`` / ``chunkseam.toml`` (top-level keys) or
+  ``pyproject.toml`` with a ``[tool.chunkseam]`` table, looking from the file's
+  directory upwards and stopping at the repository root (the directory that
+  contains ``.git``);
+* then the overrides (command-line flags, or the editor's settings).
+
+Keys are kebab-case in files; snake_case and camelCase (VS Code) are accepted
+too. A bad value is a :class:`ConfigError` naming the file, the key, the value
+and what was expected; unknown keys are errors, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .issue import SEVERITIES
+from .settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = [
+    "CONFIG_FILES",
+    "ConfigError",
+    "Resolved",
+    "find_config",
+    "load_config_file",
+    "normalize_key",
+    "resolve",
+    "settings_from_mapping",
+]
+
+#: file names looked for in each directory, in order of precedence
+CONFIG_FILES = (".chunkseam.toml", "chunkseam.toml", "pyproject.toml")
+BUILTIN_CHUNKERS = ("fixed", "recursive", "sentence", "markdown", "code")
+LEVELS = tuple(SEVERITIES) + ("off",)
+
+
+class ConfigError(Exception):
+    """A bad configuration value, an unknown key or an unreadable config file.
+
+    ``str()`` reads like ``pyproject.toml: [tool.chunkseam] size = "big":
+    expected a positive integer``. ``warning`` is true for notes that do not
+    make the configuration invalid (plugins not loaded in an untrusted
+    workspace).
+    """
+
+    def __init__(
+        self,
+        file: str | None,
+        key: str | None,
+        value: Any = None,
+        expected: str = "",
+        *,
+        table: str | None = None,
+        message: str | None = None,
+        warning: bool = False,
+    ) -> None:
+        self.file = file
+        self.key = key
+        self.value = value
+        self.expected = expected
+        self.table = table
+        self.warning = warning
+        self._message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.file}: " if self.file else ""
+        if self._message is not None:
+            return f"{where}{self._message}"
+        table = f"[{self.table}] " if self.table else ""
+        return f"{where}{table}{self.key} = {_toml_repr(self.value)}: expected {self.expected}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "key": self.key, "value": _jsonable(self.value),
+                "expected": self.expected, "message": str(self), "warning": self.warning}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+def _toml_repr(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if value is None:
+        return "(none)"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{k} = {_toml_repr(v)}" for k, v in value.items()) + " }"
+    return str(value)
+
+
+# --- keys ----------------------------------------------------------------------
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def normalize_key(key: str) -> str:
+    """``extend-select`` / ``extend_select`` / ``extendSelect`` -> ``extend_select``."""
+    return _CAMEL.sub("_", key).replace("-", "_").lower()
+
+
+def kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+_FIELDS = {f.name for f in fields(Settings)}
+KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings))
+
+
+# --- value checks ----------------------------------------------------------------
+# Each takes the raw value and returns the converted value or raises _Bad(expected).
+
+
+class _Bad(Exception):
+    def __init__(self, expected: str) -> None:
+        self.expected = expected
+
+
+def _int(minimum: int, what: str) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, str) and v.strip().isdigit():  # "400" from an editor text box
+                v = int(v.strip())
+            else:
+                raise _Bad(what)
+        if v < minimum:
+            raise _Bad(what)
+        return v
+
+    return check
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    raise _Bad("true or false")
+
+
+def _str_list(what: str = "a list of strings") -> Callable[[Any], tuple[str, ...]]:
+    def check(v: Any) -> tuple[str, ...]:
+        if isinstance(v, str):
+            v = [p for p in (s.strip() for s in v.split(",")) if p]
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+            raise _Bad(what)
+        return tuple(v)
+
+    return check
+
+
+_RULE_SELECTOR = re.compile(r"^(ALL|[A-Z]{1,4}[0-9]{0,4}|[a-z][a-z0-9]*(-[a-z0-9]+)*)$")
+
+
+def _rule_list(v: Any) -> tuple[str, ...]:
+    what = 'a list of rule codes, code prefixes or names (e.g. ["CS002", "CS1", "mid-word"])'
+    items = _str_list(what)(v)
+    for item in items:
+        if not _RULE_SELECTOR.match(item.strip()):
+            raise _Bad(what)
+    return tuple(i.strip() for i in items)
+
+
+def _chunker(v: Any) -> str | None:
+    if v is None or v == "" or v == "auto":
+        return None
+    if not isinstance(v, str) or not re.match(r"^[A-Za-z_][\w.-]*$", v):
+        raise _Bad("a chunker name (" + ", ".join(BUILTIN_CHUNKERS) + ") or \"auto\"")
+    return v
+
+
+def _unit(v: Any) -> str:
+    if v not in ("tokens", "chars"):
+        raise _Bad('"tokens" or "chars"')
+    return v
+
+
+def _encoding(v: Any) -> str:
+    try:
+        import tiktoken
+
+        known = list(tiktoken.list_encoding_names())
+    except Exception:  # pragma: no cover - tiktoken is a dependency
+        known = ["cl100k_base", "o200k_base"]
+    if not isinstance(v, str) or v not in known:
+        raise _Bad("a tiktoken encoding name (" + ", ".join(known) + ")")
+    return v
+
+
+def _routes(v: Any) -> dict[str, str]:
+    what = 'a table of glob = chunker name (e.g. "*.md" = "markdown")'
+    if not isinstance(v, Mapping) or not all(
+        isinstance(k, str) and isinstance(x, str) and x for k, x in v.items()
+    ):
+        raise _Bad(what)
+    return dict(v)
+
+
+def _severity(v: Any) -> dict[str, str]:
+    what = "a table of rule = level, level one of " + ", ".join(LEVELS)
+    if not isinstance(v, Mapping):
+        raise _Bad(what)
+    out = {}
+    for k, level in v.items():
+        if not isinstance(k, str) or not isinstance(level, str) or level.lower() not in LEVELS:
+            raise _Bad(what)
+        out[k] = level.lower()
+    return out
+
+
+def _per_file_ignores(v: Any) -> dict[str, tuple[str, ...]]:
+    what = 'a table of glob = list of rule codes (e.g. "docs/legacy/*" = ["CS002"])'
+    if not isinstance(v, Mapping):
+        raise _Bad(what)
+    out = {}
+    for k, rules in v.items():
+        if not isinstance(k, str):
+            raise _Bad(what)
+        try:
+            out[k] = _rule_list(rules)
+        except _Bad:
+            raise _Bad(what) from None
+    return out
+
+
+def _table(v: Any) -> dict[str, Any]:
+    if not isinstance(v, Mapping):
+        raise _Bad("a table")
+    return {normalize_key(k) if isinstance(k, str) else k: x for k, x in v.items()}
+
+
+def _optional_path(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        raise _Bad("a file path")
+    return v
+
+
+def _module_list(v: Any) -> tuple[str, ...]:
+    what = "a list of importable module names"
+    items = _str_list(what)(v)
+    for m in items:
+        if not re.match(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$", m):
+            raise _Bad(what)
+    return items
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "chunker": _chunker,
+    "size": _int(1, "a positive integer"),
+    "overlap": _int(0, "a non-negative integer"),
+    "unit": _unit,
+    "encoding": _encoding,
+    "chunkers": _routes,
+    "select": _rule_list,
+    "extend_select": _rule_list,
+    "ignore": _rule_list,
+    "severity": _severity,
+    "per_file_ignores": _per_file_ignores,
+    "include": _str_list("a list of glob patterns"),
+    "exclude": _str_list("a list of glob patterns"),
+    "min_tokens": _int(0, "a non-negative integer"),
+    "dangling_words": _str_list("a list of words or phrases"),
+    "tiktoken_file": _optional_path,
+    "allow_network": _bool,
+    "approximate_tokens": _bool,
+    "chunker_options": _table,
+    "plugins": _module_list,
+    "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
+    "enable": _bool,
+}
+assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
+
+
+def settings_from_mapping(
+    mapping: Mapping[str, Any] | None,
+    *,
+    source: str,
+    base: Settings = Settings(),
+    strict: bool = True,
+    table: str | None = None,
+    relative_to: Path | None = None,
+) -> tuple[Settings, list[ConfigError]]:
+    """``base`` updated with the values of ``mapping`` (kebab-, snake- or camelCase keys).
+
+    ``source`` names where the mapping came from (a file path, "command line",
+    "editor"); it is the ``file`` of every error. With ``strict`` the first
+    error is raised; otherwise bad keys keep ``base``'s value and the errors
+    are returned. ``relative_to`` resolves a relative ``tiktoken-file``.
+    """
+    errors: list[ConfigError] = []
+    changes: dict[str, Any] = {}
+    for raw_key, value in (mapping or {}).items():
+        if not isinstance(raw_key, str):
+            err = ConfigError(source, str(raw_key), value, "a string key", table=table)
+            if strict:
+                raise err
+            errors.append(err)
+            continue
+        name = normalize_key(raw_key)
+        check = _CHECKS.get(name)
+        if check is None:
+            err = ConfigError(source, raw_key, value,
+                              "one of the known keys: " + ", ".join(KNOWN_KEYS), table=table,
+                              message=f"{'[' + table + '] ' if table else ''}unknown key {raw_key!r}"
+                              f" (known keys: {', '.join(KNOWN_KEYS)})")
+            err.expected = "one of the known keys: " + ", ".join(KNOWN_KEYS)
+            if strict:
+                raise err
+            errors.append(err)
+            continue
+        try:
+            converted = check(value)
+        except _Bad as bad:
+            err = ConfigError(source, raw_key, value, bad.expected, table=table)
+            if strict:
+                raise err from None
+            errors.append(err)
+            continue
+        if name == "tiktoken_file" and converted and relative_to is not None:
+            p = Path(os.path.expanduser(converted))
+            converted = str(p if p.is_absolute() else (relative_to / p))
+        changes[name] = converted
+    settings = replace(base, **changes) if changes else base
+    # cross-field check: an overlap must be smaller than the chunk size
+    if settings.overlap >= settings.size and ("overlap" in changes or "size" in changes):
+        key = "overlap" if "overlap" in changes else "size"
+        raw = next((k for k in (mapping or {}) if isinstance(k, str) and normalize_key(k) == key), key)
+        err = ConfigError(source, raw, getattr(settings, key),
+                          f"overlap ({settings.overlap}) smaller than size ({settings.size})",
+                          table=table)
+        if strict:
+            raise err
+        errors.append(err)
+        settings = replace(settings, **{key: getattr(base, key)})
+        if settings.overlap >= settings.size:
+            settings = replace(settings, overlap=0)
+    return settings, errors
+
+
+# --- finding and reading config files -------------------------------------------
+
+_file_cache: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        data = load_config_file(path)
+    except ConfigError:
+        return True  # a broken pyproject.toml is reported, not skipped over
+    return bool(data) or _has_empty_tool_table(path)
+
+
+def _has_empty_tool_table(path: Path) -> bool:
+    try:
+        raw = _read_toml(path)
+    except ConfigError:
+        return True
+    tool = raw.get("tool")
+    return isinstance(tool, dict) and "chunkseam" in tool
+
+
+def find_config(path: str | Path | None) -> Path | None:
+    """The config file that applies to ``path`` (a file or a directory; None =
+    the current directory): the nearest ``.chunkseam.toml``, ``chunkseam.toml``
+    or ``pyproject.toml`` with a ``[tool.chunkseam]`` table, looking upwards and
+    stopping at the repository root (the directory that contains ``.git``)."""
+    start = Path(path) if path is not None else Path.cwd()
+    try:
+        start = start.expanduser().absolute()
+    except OSError:
+        return None
+    directory = start if start.is_dir() else start.parent
+    for d in (directory, *directory.parents):
+        for name in CONFIG_FILES:
+            candidate = d / name
+            if candidate.is_file():
+                if name == "pyproject.toml" and not _has_tool_table(candidate):
+                    continue
+                return candidate
+        if (d / ".git").exists():
+            break
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        stat = path.stat()
+        key = str(path.absolute())
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = _file_cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(str(path), None, message=f"cannot read config file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), None, message=f"not valid TOML: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), None, message=f"not valid TOML: {exc}") from None
+    _file_cache[key] = (stamp, data)
+    return data
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """The chunkseam table of a config file: ``[tool.chunkseam]`` of a
+    ``pyproject.toml``, the top level of ``chunkseam.toml`` (a
+    ``[tool.chunkseam]`` table there is accepted too). An empty file gives
+    ``{}``; a file that is not TOML raises :class:`ConfigError`."""
+    p = Path(path)
+    data = _read_toml(p)
+    if p.name == "pyproject.toml" or (set(data) == {"tool"} and isinstance(data.get("tool"), dict)):
+        tool = data.get("tool", {})
+        table = tool.get("chunkseam", {}) if isinstance(tool, dict) else {}
+        if not isinstance(table, dict):
+            raise ConfigError(str(p), "tool.chunkseam", table, "a table")
+        return table
+    return data
+
+
+def _table_name(path: Path) -> str | None:
+    if path.name == "pyproject.toml":
+        return "tool.chunkseam"
+    try:
+        data = _read_toml(path)
+    except ConfigError:
+        return None
+    return "tool.chunkseam" if set(data) == {"tool"} else None
+
+
+# --- resolution ------------------------------------------------------------------
+
+
+@dataclass
+class Resolved:
+    settings: Settings
+    #: kebab-case key -> "default" | config file path | "command line" | "editor"
+    sources: dict[str, str]
+    config_file: Path | None
+    errors: list[ConfigError] = field(default_factory=list)
+
+
+_loaded_plugins: set[str] = set()
+
+
+def _load_plugins(settings: Settings, file: str | None, trusted: bool) -> list[ConfigError]:
+    errors: list[ConfigError] = []
+    if not settings.plugins:
+        return errors
+    if not trusted:
+        errors.append(ConfigError(
+            file, "plugins", list(settings.plugins), "a trusted workspace",
+            message="plugins " + ", ".join(settings.plugins)
+            + " were not loaded because the workspace is not trusted",
+            warning=True,
+        ))
+        return errors
+    for module in settings.plugins:
+        if module in _loaded_plugins:
+            continue
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # a plugin's own error must not take the tool down
+            errors.append(ConfigError(file, "plugins", module, "an importable module",
+                                      message=f"plugin {module!r} could not be imported: {exc}"))
+            continue
+        _loaded_plugins.add(module)
+    return errors
+
+
+def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[ConfigError]:
+    from . import chunkers
+
+    known = set(chunkers.names()) | set(BUILTIN_CHUNKERS)
+    errors = []
+    expected = "a registered chunker: " + ", ".join(sorted(known))
+    if settings.chunker and settings.chunker not in known:
+        errors.append(ConfigError(sources.get("chunker"), "chunker", settings.chunker, expected))
+    for glob, name in settings.chunkers.items():
+        if name not in known:
+            errors.append(ConfigError(sources.get("chunkers"), f"chunkers.{glob!r}", name, expected))
+    return errors
+
+
+def resolve(
+    path: str | Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    strict: bool = True,
+    trusted: bool = True,
+    overrides_source: str = "command line",
+    config_file: str | Path | None = None,
+) -> Resolved:
+    """Settings for ``path``: defaults < nearest config file < ``overrides``.
+
+    ``overrides`` are labelled ``overrides_source`` in ``sources`` ("command
+    line" for the CLI, "editor" for the language server). Plugins are imported
+    only when ``trusted``. With ``strict`` the first error is raised,
+    otherwise bad values are skipped and returned in ``errors`` (plugin
+    warnings are always returned, never raised). ``config_file`` names the
+    config file to use instead of looking for the nearest one.
+    """
+    errors: list[ConfigError] = []
+    sources = {k: "default" for k in KNOWN_KEYS}
+    settings = Settings()
+    config_file = Path(config_file) if config_file is not None else find_config(path)
+    if config_file is not None:
+        file_label = str(config_file)
+        try:
+            table = load_config_file(config_file)
+        except ConfigError as exc:
+            if strict:
+                raise
+            errors.append(exc)
+            table = {}
+        settings, errs = settings_from_mapping(
+            table, source=file_label, base=settings, strict=strict,
+            table=_table_name(config_file), relative_to=config_file.parent,
+        )
+        errors.extend(errs)
+        bad = {normalize_key(e.key) for e in errs if e.key}
+        for k in table:
+            if isinstance(k, str) and normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
+                sources[kebab(normalize_key(k))] = file_label
+    if overrides:
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        settings, errs = settings_from_mapping(
+            clean, source=overrides_source, base=settings, strict=strict,
+            relative_to=Path.cwd(),
+        )
+        errors.extend(errs)
+        bad = {normalize_key(e.key) for e in errs if e.key}
+        for k in clean:
+            if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
+                sources[kebab(normalize_key(k))] = overrides_source
+    errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
+    for err in _check_chunker_names(settings, sources):
+        if strict:
+            raise err
+        errors.append(err)
+        if err.key == "chunker":
+            settings = replace(settings, chunker=None)
+            sources["chunker"] = "default"
+    return Resolved(settings, sources, config_file, errors)
+
+
+def describe(resolved: Resolved) -> list[tuple[str, Any, str]]:
+    """(kebab key, value, source) for every setting, for ``config --show``."""
+    out = []
+    for f in fields(Settings):
+        out.append((kebab(f.name), getattr(resolved.settings, f.name), resolved.sources.get(kebab(f.name), "default")))
+    return out

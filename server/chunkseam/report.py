@@ -1,0 +1,431 @@
+"""Results of a lint or audit run, and their output formats.
+
+A run produces one :class:`FileResult` per file (or per audited document);
+each carries :class:`Record` s — issues with their 1-based line/column already
+computed through :meth:`chunkseam.document.Document.line_col` (the only place
+offsets become positions). This module turns them into text, JSON, SARIF
+2.1.0 and GitHub annotations, plus the summary line and ``--statistics``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, TextIO
+
+from . import __version__
+from .issue import SEVERITY_RANK
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/chunkseam/chunkseam"
+
+
+@dataclass
+class Record:
+    """One issue, ready for output."""
+
+    path: str
+    code: str
+    name: str
+    severity: str
+    message: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_offset: int
+    end_offset: int
+    chunk: int | None = None
+    other_chunk: int | None = None
+    fingerprint: str = ""
+    #: extra JSON fields (cut, fix, related, doc_id, source, chunk_index, dump_line, mode …)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        extra = d.pop("extra")
+        d.update(extra)
+        return d
+
+
+@dataclass
+class FileResult:
+    path: str
+    chunker: str = ""
+    chunks: int = 0
+    chunks_with_issues: int = 0
+    per_rule: dict[str, int] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+    #: set when the file could not be read / analysed (reported, skipped)
+    error: str | None = None
+    approximate: bool = False
+    #: audit: "source-aware" | "text-only" and why
+    mode: str | None = None
+    mode_reason: str | None = None
+    doc_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def record_from_issue(doc, issue, path: str, *, fingerprint: str = "", **extra: Any) -> Record:
+    """A :class:`Record` for ``issue`` of ``doc``; positions via ``doc.line_col``."""
+    line, col = doc.line_col(issue.start)
+    end_line, end_col = doc.line_col(max(issue.end, issue.start))
+    fields_extra: dict[str, Any] = {}
+    if issue.cut is not None:
+        cl, cc = doc.line_col(issue.cut)
+        fields_extra.update(cut=issue.cut, cut_line=cl, cut_column=cc)
+    if issue.related:
+        rs, re_ = issue.related
+        rl, rc = doc.line_col(rs)
+        rel, rec = doc.line_col(re_)
+        fields_extra["related"] = {"start_offset": rs, "end_offset": re_, "line": rl, "column": rc,
+                                   "end_line": rel, "end_column": rec,
+                                   "message": issue.related_message}
+    if issue.fix:
+        fields_extra["fix"] = issue.fix
+    if issue.data:
+        fields_extra["data"] = issue.data
+    fields_extra.update(extra)
+    return Record(path, issue.code, issue.name, issue.severity, issue.message, line, col,
+                  end_line, end_col, issue.start, issue.end, issue.chunk, issue.other_chunk,
+                  fingerprint, fields_extra)
+
+
+# --- summary -------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    files: int = 0
+    files_with_issues: int = 0
+    unreadable: int = 0
+    issues: int = 0
+    chunks: int = 0
+    chunks_with_issues: int = 0
+    per_rule: dict[str, int] = field(default_factory=dict)
+    per_severity: dict[str, int] = field(default_factory=dict)
+    baselined: int = 0
+    approximate: bool = False
+
+    @property
+    def rate(self) -> float:
+        return self.chunks_with_issues / self.chunks if self.chunks else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "files_with_issues": self.files_with_issues,
+            "unreadable": self.unreadable,
+            "issues": self.issues,
+            "chunks": self.chunks,
+            "chunks_with_issues": self.chunks_with_issues,
+            "rate": round(self.rate, 6),
+            "per_rule": dict(sorted(self.per_rule.items())),
+            "per_severity": self.per_severity,
+            "baselined": self.baselined,
+            "approximate_tokens": self.approximate,
+        }
+
+
+    def add(self, r: FileResult) -> None:
+        if r.error is not None:
+            self.unreadable += 1
+            return
+        self.files += 1
+        self.chunks += r.chunks
+        self.chunks_with_issues += r.chunks_with_issues
+        self.approximate = self.approximate or r.approximate
+        if r.records:
+            self.files_with_issues += 1
+        for rec in r.records:
+            self.issues += 1
+            self.per_rule[rec.code] = self.per_rule.get(rec.code, 0) + 1
+            self.per_severity[rec.severity] = self.per_severity.get(rec.severity, 0) + 1
+
+
+def summarize(results: Iterable[FileResult], baselined: int = 0) -> Summary:
+    s = Summary(baselined=baselined)
+    for r in results:
+        s.add(r)
+    return s
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def summary_line(s: Summary, *, noun: str = "file") -> str:
+    """``12 issues in 4 files; 38 of 412 chunks broken (9.2%)``."""
+    head = "No issues" if s.issues == 0 else _plural(s.issues, "issue")
+    line = (f"{head} in {_plural(s.files, noun)}; "
+            f"{s.chunks_with_issues} of {_plural(s.chunks, 'chunk')} broken ({s.rate * 100:.1f}%)")
+    extras = []
+    if s.baselined:
+        extras.append(f"{s.baselined} baselined {'issue' if s.baselined == 1 else 'issues'} not shown")
+    if s.unreadable:
+        extras.append(f"{_plural(s.unreadable, noun)} could not be checked")
+    if s.approximate:
+        extras.append("token counts approximate")
+    if extras:
+        line += " (" + "; ".join(extras) + ")"
+    return line
+
+
+# --- colour ----------------------------------------------------------------------------
+
+
+def use_color(stream: TextIO, choice: str = "auto") -> bool:
+    """Colour on a terminal only; ``NO_COLOR`` turns it off, ``FORCE_COLOR`` on."""
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Style:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def bold(self, t: str) -> str:
+        return self._wrap("1", t)
+
+    def dim(self, t: str) -> str:
+        return self._wrap("2", t)
+
+    def cyan(self, t: str) -> str:
+        return self._wrap("36", t)
+
+    def severity(self, sev: str, t: str) -> str:
+        code = {"error": "1;31", "warning": "1;33", "info": "1;34", "hint": "1;36"}.get(sev, "1")
+        return self._wrap(code, t)
+
+
+# --- rules metadata --------------------------------------------------------------------
+
+
+def rules_table() -> dict[str, Any]:
+    """``chunkseam.checks.registry.RULES`` when the validator provides it, else {}."""
+    try:
+        from .checks.registry import RULES  # type: ignore[import-not-found]
+    except Exception:  # the registry is optional until the validator lands
+        return {}
+    return dict(RULES)
+
+
+def _rule_attr(rule: Any, name: str, default: Any = None) -> Any:
+    if rule is None:
+        return default
+    if isinstance(rule, dict):
+        return rule.get(name, default)
+    return getattr(rule, name, default)
+
+
+# --- formats -------------------------------------------------------------------------------
+
+
+def write_text_records(out: TextIO, records: Iterable[Record], st: Style) -> None:
+    for rec in records:
+        loc = f"{rec.path}:{rec.line}:{rec.column}:"
+        out.write(f"{st.bold(loc)} {st.severity(rec.severity, rec.code)} "
+                  f"{st.dim('[' + rec.name + ']')} {rec.message}\n")
+
+
+def write_text(out: TextIO, results: list[FileResult], summary: Summary, *, color: bool,
+               show_summary: bool = True, statistics: bool = False) -> None:
+    st = Style(color)
+    if statistics:
+        write_statistics(out, summary, st)
+    else:
+        for r in results:
+            write_text_records(out, r.records, st)
+    if show_summary:
+        out.write(st.bold(summary_line(summary)) + "\n")
+
+
+def write_statistics(out: TextIO, summary: Summary, st: Style | None = None) -> None:
+    st = st or Style(False)
+    rules = rules_table()
+    names: dict[str, str] = {}
+    if not summary.per_rule:
+        return
+    width = max(len(str(n)) for n in summary.per_rule.values())
+    for code, count in sorted(summary.per_rule.items(), key=lambda kv: (-kv[1], kv[0])):
+        name = _rule_attr(rules.get(code), "name", names.get(code, ""))
+        out.write(f"{count:>{width}}\t{st.severity('warning', code)}\t{name}\n")
+
+
+def json_document(results: list[FileResult], summary: Summary, errors: list[dict[str, Any]],
+                  **extra: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "version": __version__,
+        "issues": [rec.to_dict() for r in results for rec in r.records],
+        "summary": summary.to_dict(),
+        "files": [
+            {"path": r.path, "chunker": r.chunker, "chunks": r.chunks,
+             "chunks_with_issues": r.chunks_with_issues, "issues": len(r.records),
+             **({"mode": r.mode, "mode_reason": r.mode_reason} if r.mode else {}),
+             **({"doc_id": r.doc_id} if r.doc_id is not None else {}), **r.extra}
+            for r in results if r.error is None
+        ],
+        "errors": errors,
+    }
+    doc.update(extra)
+    return doc
+
+
+def write_json(out: TextIO, results: list[FileResult], summary: Summary,
+               errors: list[dict[str, Any]], **extra: Any) -> None:
+    json.dump(json_document(results, summary, errors, **extra), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
+
+
+def _sarif_uri(path: str) -> str:
+    p = Path(path)
+    try:
+        rel = p.resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except (ValueError, OSError):
+        return p.resolve().as_uri() if p.is_absolute() else p.as_posix()
+
+
+def sarif_document(results: list[FileResult], summary: Summary,
+                   errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """SARIF 2.1.0 with one rule entry per code (help text from the rule docs)."""
+    registry = rules_table()
+    used: dict[str, Record] = {}
+    for r in results:
+        for rec in r.records:
+            used.setdefault(rec.code, rec)
+    codes = sorted(set(registry) | set(used))
+    rules = []
+    index: dict[str, int] = {}
+    for code in codes:
+        rule = registry.get(code)
+        sample = used.get(code)
+        name = _rule_attr(rule, "name", sample.name if sample else code)
+        summary_text = _rule_attr(rule, "summary", None) or (sample.name if sample else code)
+        doc = _rule_attr(rule, "doc", None) or (
+            f"{code} {name}: see `chunkseam rule {code}` for what it means and how to fix it.")
+        severity = _rule_attr(rule, "severity", sample.severity if sample else "warning")
+        index[code] = len(rules)
+        rules.append({
+            "id": code,
+            "name": name,
+            "shortDescription": {"text": summary_text},
+            "fullDescription": {"text": summary_text},
+            "help": {"text": doc, "markdown": doc},
+            "helpUri": f"{INFORMATION_URI}/blob/main/docs/rules/{code}.md",
+            "defaultConfiguration": {"level": _SARIF_LEVEL.get(severity, "warning")},
+            "properties": {"tags": ["chunking", "rag"]},
+        })
+    sarif_results = []
+    for r in results:
+        for rec in r.records:
+            region: dict[str, Any] = {
+                "startLine": rec.line,
+                "startColumn": rec.column,
+                "endLine": rec.end_line,
+                "endColumn": max(rec.end_column, rec.column + (1 if rec.end_line == rec.line else 0)),
+                "charOffset": rec.start_offset,
+                "charLength": max(0, rec.end_offset - rec.start_offset),
+            }
+            result: dict[str, Any] = {
+                "ruleId": rec.code,
+                "ruleIndex": index[rec.code],
+                "level": _SARIF_LEVEL.get(rec.severity, "warning"),
+                "message": {"text": f"{rec.message}"},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _sarif_uri(rec.path), "uriBaseId": "%SRCROOT%"},
+                        "region": region,
+                    }
+                }],
+                "properties": {"chunk": rec.chunk, "otherChunk": rec.other_chunk},
+            }
+            if rec.fingerprint:
+                result["partialFingerprints"] = {"chunkseamCut/v1": rec.fingerprint}
+            sarif_results.append(result)
+    notifications = [
+        {"level": "error", "message": {"text": e.get("message", "")},
+         **({"locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(e["path"])}}}]}
+            if e.get("path") else {})}
+        for e in (errors or [])
+    ]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "chunkseam",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFORMATION_URI,
+            "rules": rules,
+        }},
+        "columnKind": "unicodeCodePoints",
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+        "results": sarif_results,
+        "invocations": [{
+            "executionSuccessful": not errors,
+            "toolExecutionNotifications": notifications,
+        }],
+        "properties": {"summary": summary.to_dict()},
+    }
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def write_sarif(out: TextIO, results: list[FileResult], summary: Summary,
+                errors: list[dict[str, Any]] | None = None) -> None:
+    json.dump(sarif_document(results, summary, errors), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _gh_escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_escape_prop(s: str) -> str:
+    return _gh_escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(out: TextIO, results: list[FileResult], summary: Summary | None) -> None:
+    """GitHub Actions workflow commands: ``::warning file=…,line=…,col=…::message``."""
+    for r in results:
+        for rec in r.records:
+            kind = {"error": "error", "warning": "warning"}.get(rec.severity, "notice")
+            props = (f"file={_gh_escape_prop(rec.path)},line={rec.line},col={rec.column},"
+                     f"endLine={rec.end_line},endColumn={rec.end_column},"
+                     f"title={_gh_escape_prop(rec.code + ' [' + rec.name + ']')}")
+            out.write(f"::{kind} {props}::{_gh_escape_data(rec.code + ' ' + rec.message)}\n")
+    if summary is not None:
+        out.write(summary_line(summary) + "\n")
+
+
+def failing(records: Iterable[Record], fail_on: str) -> bool:
+    """True when a record is at or above ``fail_on`` (error > warning > info > hint)."""
+    if fail_on == "never":
+        return False
+    limit = SEVERITY_RANK.get(fail_on, SEVERITY_RANK["warning"])
+    return any(SEVERITY_RANK.get(r.severity, 0) <= limit for r in records)
+
+
+def error_line(path: str, message: str) -> str:
+    return f"{path}: error: {message}"
+
+
+def eprint(message: str, stream: TextIO | None = None) -> None:
+    (stream or sys.stderr).write(message.rstrip("\n") + "\n")
