@@ -9,6 +9,7 @@ whatever document or version it appears in.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 _local = threading.local()
@@ -24,10 +25,18 @@ def _segmenter():
     return seg
 
 
+#: a line break that does not start a blank line (blank lines still separate)
+_LINE_BREAK = re.compile(r"(?:\r\n|\r|\n)(?![ \t]*(?:\r\n|\r|\n))")
+
+
 @functools.lru_cache(maxsize=65536)
 def segment(text: str) -> tuple[tuple[int, int], ...]:
     if not text.strip():
         return ()
+    # a line break inside a paragraph is not a sentence end, but pysbd with
+    # clean=False takes every one for one: segment a same-length copy with
+    # those line breaks as spaces (offsets are unchanged)
+    text = _LINE_BREAK.sub(lambda m: " " * len(m.group()), text)
     try:
         pieces = _segmenter().segment(text)
     except Exception:  # pysbd has regex edge cases; one sentence is the safe answer

@@ -59,6 +59,9 @@ class Settings:
     approximate_tokens: bool = False
     #: extra options passed to the chunker (e.g. separators for recursive)
     chunker_options: dict[str, Any] = field(default_factory=dict)
+    #: modules to import that register extra chunkers (third-party code: imported
+    #: only when the workspace is trusted, see chunkseam.config)
+    plugins: tuple[str, ...] = ()
     #: language server only
     debounce_ms: int = 300
     enable: bool = True

@@ -162,6 +162,8 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
                         j += 1
                     if j < len(text) and text[j] == ">":
                         pos = j + 1
+        if kind == "code" and not stack:
+            return pos  # a top-level indented code block's indentation is its syntax
         end = lines.end(line)
         while pos < end and text[pos] in _WS:
             pos += 1
@@ -265,17 +267,17 @@ def _html_closed(content: str) -> bool:
 
 
 def _fence_closed(tok, lines: _Lines, last: int) -> bool:
-    """Whether a fence token has its closing marker line."""
-    if tok.map[1] - tok.map[0] < 2:
-        return False
-    mark = tok.markup
-    close = lines.text[lines.start(last) : lines.end(last)].strip(" \t>")
-    return close.startswith(mark) and not close.strip(mark[0]).strip() and len(close.strip()) >= len(mark)
+    """Whether a fence token has its closing marker line: markdown-it's map
+    spans the content lines plus the opening line, plus the closing line
+    only when there is one (a closing-looking line inside a block quote or a
+    list item that has ended does not close a top-level fence)."""
+    return (tok.map[1] - tok.map[0]) - tok.content.count("\n") >= 2
 
 
 # -- segmentation and the cache ------------------------------------------------------
 
-_ANCHOR = re.compile(r"(?:^|\n|\r)[ \t]*(?:\r\n|\r|\n)(?=#{1,6}(?:[ \t]|\r|\n|$))")
+# a blank line, then a heading line; the \r of a \r\n is not a line break of its own
+_ANCHOR = re.compile(r"(?:^|\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\r(?!\n)|\n)(?=#{1,6}(?:[ \t]|\r|\n|$))")
 _FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
 _FRONT_MATTER_CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)")
 
@@ -308,6 +310,10 @@ class _SegmentCache:
                 self.data.popitem(last=False)
         return value
 
+    def forget(self, text: str) -> None:
+        with self.lock:
+            self.data.pop(text, None)
+
 
 _SEGMENTS = _SegmentCache()
 
@@ -329,11 +335,17 @@ def parse_blocks(text: str) -> list[Block]:
     while i < len(bounds) - 1:
         seg_start = bounds[i]
         j = i + 1
+        step = 1
         while True:
             seg_text = text[seg_start : bounds[j]]
             recs = _SEGMENTS.get(seg_text)
             if j < len(bounds) - 1 and _ends_open(recs, seg_text):
-                j += 1
+                # merge with the following segments; growing the step
+                # geometrically keeps an early unclosed fence from making the
+                # parse quadratic in the number of segments
+                _SEGMENTS.forget(seg_text)
+                j = min(j + step, len(bounds) - 1)
+                step *= 2
                 continue
             break
         base = len(blocks)
