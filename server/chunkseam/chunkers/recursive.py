@@ -1,0 +1,573 @@
+"""``recursive``: LangChain's ``RecursiveCharacterTextSplitter``, offset-exact.
+
+The semantics are those of ``langchain_text_splitters`` (``character.py`` and
+``base.py``), so LangChain users see the chunks their pipeline makes:
+
+1. Of the separators (default paragraph ``"\\n\\n"``, line ``"\\n"``, space
+   ``" "``, character ``""``) take the first that occurs in the text (``""``
+   always "occurs"); the separators after it are the ones left for recursion.
+2. Split the text at every match. ``keep_separator`` ``True``/``"start"``
+   attaches the separator to the start of the following piece, ``"end"`` to the
+   end of the preceding one, ``False`` drops it. Empty pieces are dropped.
+3. A piece measuring less than ``size`` is "good"; runs of good pieces are
+   merged greedily: a piece joins the current chunk while the running total
+   (piece sizes, plus the separator's size between pieces when separators are
+   not kept) stays within ``size``; when the chunk is full it is emitted and
+   pieces are dropped from its front while the total exceeds ``overlap`` (or
+   while the next piece would still not fit) — overlap by whole pieces.
+   Each emitted chunk is whitespace-stripped (``strip_whitespace``) and dropped
+   when empty.
+4. A piece of ``size`` or more is split again with the remaining separators,
+   or, when none remain, emitted as it is (not stripped).
+
+Sizes are the sizer's: ``len`` for characters; for tokens the tiktoken count,
+which is what ``RecursiveCharacterTextSplitter.from_tiktoken_encoder`` measures
+(LangChain encodes with ``disallowed_special="all"`` and so raises on text that
+contains a special-token string such as ``<|endoftext|>``; chunkseam counts it
+as plain text instead).
+
+What differs from LangChain is bookkeeping, not behaviour: pieces are spans
+``[start, end)`` of the source, never re-joined strings, so every chunk carries
+its true ``start`` (LangChain's ``add_start_index`` searches for the chunk text
+with ``str.find`` and is wrong on repeated text), and each piece is measured
+once instead of up to three times. A chunk's ``tokens`` is the exact count of
+its own text (computed from its pieces' counts, see :class:`SpanCounter`);
+LangChain's running total is a sum over pieces, before stripping, so a chunk
+can measure a little more than ``size`` on its own (a stripped leading space
+that was part of a one-token word: " adipiscing" is one token, "adipiscing"
+three): such chunks, like a piece no separator can split, have ``oversize``
+set.
+
+Two documented corner cases where a span cannot equal LangChain's re-joined
+text: with ``keep_separator=False`` LangChain joins the pieces with the
+separator string, which is not the source text when a run of separators was
+collapsed (empty pieces dropped) or when the separator is a regular
+expression; the chunk is then the true source span from the first piece to
+the last. And a regular-expression separator containing capturing groups is
+treated as if its groups were non-capturing.
+
+Options: ``separators`` (list of str), ``keep_separator`` (``"start"``,
+``"end"``, ``True``, ``False``; default ``True``), ``strip_whitespace``
+(default ``True``), ``is_separator_regex`` (default ``False``) and
+``language`` (``"python"``, ``"markdown"``, ``"js"``, ``"ts"``, ``"go"``,
+``"rust"``, ``"java"``, ``"c"``, ``"cpp"``, ``"ruby"``, ``"rst"``: LangChain's
+separators for that language, as regular expressions, like
+``RecursiveCharacterTextSplitter.from_language``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+from ..chunk import Chunk
+from ..document import Document
+from ..tokens import Sizer, TokenSizer
+from . import register
+
+name = "recursive"
+description = (
+    "LangChain RecursiveCharacterTextSplitter semantics (paragraph, line, space, "
+    "character separators; overlap by whole pieces), offset-exact"
+)
+
+DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", " ", "")
+
+_TAIL = ("\n\n", "\n", " ", "")
+
+#: LangChain's per-language separators (regular expressions), most specific first
+LANGUAGE_SEPARATORS: dict[str, tuple[str, ...]] = {
+    "python": ("\nclass ", "\ndef ", "\n\tdef ", *_TAIL),
+    "markdown": (
+        "\n#{1,6} ",
+        "```\n",
+        "\n\\*\\*\\*+\n",
+        "\n---+\n",
+        "\n___+\n",
+        *_TAIL,
+    ),
+    "js": (
+        "\nfunction ", "\nconst ", "\nlet ", "\nvar ", "\nclass ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ", "\ndefault ",
+        *_TAIL,
+    ),
+    "ts": (
+        "\nenum ", "\ninterface ", "\nnamespace ", "\ntype ", "\nclass ",
+        "\nfunction ", "\nconst ", "\nlet ", "\nvar ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ", "\ndefault ",
+        *_TAIL,
+    ),
+    "go": (
+        "\nfunc ", "\nvar ", "\nconst ", "\ntype ",
+        "\nif ", "\nfor ", "\nswitch ", "\ncase ",
+        *_TAIL,
+    ),
+    "rust": (
+        "\nfn ", "\nconst ", "\nlet ",
+        "\nif ", "\nwhile ", "\nfor ", "\nloop ", "\nmatch ",
+        *_TAIL,
+    ),
+    "java": (
+        "\nclass ", "\npublic ", "\nprotected ", "\nprivate ", "\nstatic ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ",
+        *_TAIL,
+    ),
+    "cpp": (
+        "\nclass ", "\nvoid ", "\nint ", "\nfloat ", "\ndouble ",
+        "\nif ", "\nfor ", "\nwhile ", "\nswitch ", "\ncase ",
+        *_TAIL,
+    ),
+    "ruby": (
+        "\ndef ", "\nclass ",
+        "\nif ", "\nunless ", "\nwhile ", "\nfor ", "\ndo ", "\nbegin ", "\nrescue ",
+        *_TAIL,
+    ),
+    "rst": ("\n=+\n", "\n-+\n", "\n\\*+\n", "\n\n.. *\n\n", *_TAIL),
+}
+LANGUAGE_SEPARATORS["c"] = LANGUAGE_SEPARATORS["cpp"]
+_LANGUAGE_ALIASES = {
+    "py": "python", "md": "markdown", "javascript": "js", "typescript": "ts",
+    "rs": "rust", "c++": "cpp", "rb": "ruby", "restructuredtext": "rst",
+}
+
+
+def separators_for_language(language: Any) -> tuple[str, ...]:
+    """LangChain's separators for ``language`` (a name or a LangChain ``Language``)."""
+    key = str(getattr(language, "value", language)).lower()
+    key = _LANGUAGE_ALIASES.get(key, key)
+    try:
+        return LANGUAGE_SEPARATORS[key]
+    except KeyError:
+        raise ValueError(
+            f"recursive: unknown language {language!r}: expected one of "
+            f"{', '.join(sorted(LANGUAGE_SEPARATORS))}"
+        ) from None
+
+
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(separator: str, is_regex: bool) -> re.Pattern[str]:
+    key = separator if is_regex else "\0lit\0" + separator
+    pat = _compiled.get(key)
+    if pat is None:
+        pat = re.compile(separator if is_regex else re.escape(separator))
+        _compiled[key] = pat
+    return pat
+
+
+def split_spans(
+    text: str, separator: str, *, keep_separator: bool | str, is_regex: bool = False
+) -> list[tuple[int, int]]:
+    """The non-empty pieces of ``text`` split at ``separator``, as ``(start, end)``
+    offsets into ``text`` (LangChain's ``_split_text_with_regex``, as spans)."""
+    if not separator:
+        return [(i, i + 1) for i in range(len(text))]
+    bounds = [(m.start(), m.end()) for m in _pattern(separator, is_regex).finditer(text)]
+    if not bounds:
+        return [(0, len(text))] if text else []
+    spans: list[tuple[int, int]] = []
+    if keep_separator == "end":
+        prev = 0
+        for _, e in bounds:
+            spans.append((prev, e))
+            prev = e
+        spans.append((prev, len(text)))
+    elif keep_separator:
+        prev = 0
+        for s, _ in bounds:
+            spans.append((prev, s))
+            prev = s
+        spans.append((prev, len(text)))
+    else:
+        prev = 0
+        for s, e in bounds:
+            spans.append((prev, s))
+            prev = e
+        spans.append((prev, len(text)))
+    return [(a, b) for a, b in spans if a < b]
+
+
+class _Run:
+    """One ``chunk()`` call: the text, the options and the measure.
+
+    ``spans`` collects ``(start, end, group)``: ``group`` is ``(pieces, i, j)``
+    for a chunk merged from ``pieces[i:j]`` (each ``(start, end, size)``) or the
+    size of a piece emitted as it is.
+    """
+
+    __slots__ = ("text", "size", "overlap", "keep", "strip", "regex", "measure", "spans")
+
+    def __init__(
+        self,
+        text: str,
+        size: int,
+        overlap: int,
+        keep: bool | str,
+        strip: bool,
+        regex: bool,
+        measure: Callable[[str], int],
+    ) -> None:
+        self.text = text
+        self.size = size
+        self.overlap = overlap
+        self.keep = keep
+        self.strip = strip
+        self.regex = regex
+        self.measure = measure
+        self.spans: list[tuple[int, int, Any]] = []
+
+    def split(self, lo: int, hi: int, separators: Sequence[str]) -> None:
+        segment = self.text[lo:hi]
+        separator = separators[-1]
+        rest: Sequence[str] = ()
+        for i, sep in enumerate(separators):
+            if not sep:
+                separator = sep
+                break
+            if _pattern(sep, self.regex).search(segment):
+                separator = sep
+                rest = separators[i + 1 :]
+                break
+        pieces = split_spans(segment, separator, keep_separator=self.keep, is_regex=self.regex)
+        joiner = "" if self.keep else separator
+        measure = self.measure
+        size = self.size
+        good: list[tuple[int, int, int]] = []
+        for a, b in pieces:
+            n = measure(segment[a:b])
+            if n < size:
+                good.append((lo + a, lo + b, n))
+                continue
+            if good:
+                self.merge(good, joiner)
+                good = []
+            if rest:
+                self.split(lo + a, lo + b, rest)
+            else:
+                self.spans.append((lo + a, lo + b, n))  # emitted as is, like LangChain
+        if good:
+            self.merge(good, joiner)
+
+    def merge(self, pieces: list[tuple[int, int, int]], joiner: str) -> None:
+        sep_len = self.measure(joiner) if joiner else 0
+        size = self.size
+        overlap = self.overlap
+        first = 0  # the current chunk is pieces[first:k]
+        total = 0
+        for k, (_, _, n) in enumerate(pieces):
+            if total + n + (sep_len if k > first else 0) > size:
+                if k > first:
+                    self.emit(pieces, first, k)
+                    while total > overlap or (
+                        total + n + (sep_len if k > first else 0) > size and total > 0
+                    ):
+                        total -= pieces[first][2] + (sep_len if k - first > 1 else 0)
+                        first += 1
+            total += n + (sep_len if k > first else 0)
+        if len(pieces) > first:
+            self.emit(pieces, first, len(pieces))
+
+    def emit(self, pieces: list[tuple[int, int, int]], i: int, j: int) -> None:
+        start = pieces[i][0]
+        end = pieces[j - 1][1]
+        if self.strip:
+            piece = self.text[start:end]
+            left = len(piece) - len(piece.lstrip())
+            if left == len(piece):
+                return
+            right = len(piece) - len(piece.rstrip())
+            start += left
+            end -= right
+        if start < end:
+            self.spans.append((start, end, (pieces, i, j)))
+
+
+#: tiktoken pre-tokenizer patterns for which :class:`SpanCounter` is exact
+#: (cl100k_base as tiktoken writes it now, and as older releases wrote it)
+_CL100K_PATTERNS = frozenset(
+    {
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    }
+)
+
+#: ``m.end()`` of a match is a *stable boundary* (see :class:`SpanCounter`):
+#: an ASCII letter followed by an ASCII non-letter, an ASCII digit followed by
+#: an ASCII non-digit, or ASCII punctuation followed by a space or a tab
+STABLE_BOUNDARY = re.compile(
+    r"[A-Za-z](?=[\x00-@\[-`{-\x7f])|[0-9](?=[\x00-/:-\x7f])|[!-/:-@\[-`{-~](?=[ \t])"
+)
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: ``m.end()`` is the last stable boundary of the searched range
+STABLE_BOUNDARY_LAST = re.compile(r"(?s:.*)(?:" + STABLE_BOUNDARY.pattern + ")")
+
+
+def stable_boundaries_apply(sizer: Sizer) -> bool:
+    """Does ``sizer`` count exact tiktoken tokens with a pre-tokenizer for
+    which stable boundaries (see :class:`SpanCounter`) are proven?"""
+    return (
+        sizer.unit == "tokens"
+        and not getattr(sizer, "approximate", False)
+        and getattr(getattr(sizer, "encoding", None), "_pat_str", None) in _CL100K_PATTERNS
+        and hasattr(sizer, "encode")
+    )
+
+
+#: counts of the short texts around piece boundaries (".", "\n\nThe",
+#: ").\n\n```rust"), shared by all calls: on ../shared/corpus/markdown 53k
+#: such counts are 11k distinct strings. Per encoding; cleared when full.
+_SMALL_COUNTS: dict[str, dict[str, int]] = {}
+SMALL_COUNTS_MAX = 65536
+SMALL_TEXT_MAX = 256
+
+
+def clear_caches() -> None:
+    """Forget the shared short-text counts (benchmarks measure a cold start)."""
+    _SMALL_COUNTS.clear()
+
+
+def _small_counter(encoding: Any, count: Callable[[str], int]) -> Callable[[str], int]:
+    cache = _SMALL_COUNTS.setdefault(encoding.name + "\0" + encoding._pat_str, {})
+    encode = encoding.encode_ordinary
+
+    def count_small(text: str) -> int:
+        n = cache.get(text)
+        if n is None:
+            if len(text) > SMALL_TEXT_MAX:
+                return count(text)
+            if len(cache) >= SMALL_COUNTS_MAX:
+                cache.clear()
+            n = cache[text] = len(encode(text))
+        return n
+
+    return count_small
+
+
+class SpanCounter:
+    r"""Exact token counts of spans made of already-counted pieces, cheaply.
+
+    Call a position ``q`` of the text a *stable boundary* when its left
+    character is an ASCII letter and its right one an ASCII non-letter, or
+    left an ASCII digit and right an ASCII non-digit, or left ASCII
+    punctuation and right a space or a tab. With the cl100k_base pre-tokenizer
+    (``'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
+    ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s``) such a ``q``
+    ends a pre-token in *every* string that contains both characters: a letter
+    is only ever matched by the contraction or the letter-run alternative,
+    which cannot continue into a non-letter (digits likewise); a punctuation
+    character followed by a space is matched by the punctuation alternative,
+    which stops before a space (it may take newlines, not spaces; and a
+    punctuation character only prefixes a letter run when a letter follows it).
+    The match that ends at ``q`` is found the same whether ``q`` is followed by
+    that character or by the end of the string, and the pattern has no
+    look-behind, so ``count(s[a:b]) == count(s[a:q]) + count(s[q:b])``.
+    (Only ASCII neighbours are used, so no Unicode-version question arises.)
+
+    A span covering pieces ``P1 … Pm`` (ordered, disjoint, each counted) is then
+    counted as the sum of the piece counts, corrected only around the piece
+    ends that are not stable boundaries: ``count(cursor .. hk) + count(Pk) -
+    count(Pk start .. hk) - count(tk .. Pk end)``, where ``hk``/``tk`` are the
+    first/last stable boundary inside piece ``k``. Only a few characters around
+    such a piece end are tokenized again (".\n\nThe"), not the whole span.
+    For other sizers and encodings, the span is counted directly.
+    """
+
+    #: pieces shorter than this are not worth splitting into head/mid/tail
+    MIN_PIECE = 48
+
+    def __init__(self, text: str, sizer: Sizer, count: Callable[[str], int]) -> None:
+        self.text = text
+        encoding = getattr(sizer, "encoding", None)
+        self.enabled = stable_boundaries_apply(sizer)
+        self.count = count
+        if self.enabled:
+            self.count = _small_counter(encoding, count)
+
+    def _stable_at(self, q: int) -> bool:
+        """Is ``q`` (0 < q < len) a stable boundary?"""
+        text = self.text
+        left = text[q - 1]
+        right = text[q]
+        if right >= "\x80" or left >= "\x80":
+            return False
+        if left.isalpha():
+            return not right.isalpha()
+        if left.isdigit():
+            return not right.isdigit()
+        return (right == " " or right == "\t") and left in _PUNCT
+
+    def span(self, a: int, b: int, pieces: Sequence[tuple[int, int, int]]) -> int:
+        """Count of ``text[a:b]``. ``pieces`` are ``(start, end, count)``, ordered
+        and disjoint, inside ``[a, b)`` except that ``a``/``b`` may cut
+        whitespace off the first/last piece."""
+        text = self.text
+        count = self.count
+        if not self.enabled:
+            return count(text[a:b])
+        total = 0
+        cursor = a  # text[a:cursor] is counted; cursor is a cut point
+        last = len(pieces) - 1
+        min_piece = self.MIN_PIECE
+        for k, (s, e, n) in enumerate(pieces):
+            # is the end of this piece a cut point of the span?
+            right = e == b if k == last else (e == pieces[k + 1][0] and self._stable_at(e))
+            if cursor == s:
+                if right:
+                    total += n  # both ends are cut points: the piece counts as is
+                    cursor = e
+                    continue
+                if e - s < min_piece:
+                    continue  # counted with the text around it
+                m = STABLE_BOUNDARY_LAST.match(text, max(s, e - 64), e) or (
+                    STABLE_BOUNDARY_LAST.match(text, s, e)
+                )
+                if m is None:
+                    continue
+                t = m.end()
+                if t > b:  # cannot happen for whitespace-stripped ends
+                    return count(text[a:b])
+                total += n - count(text[t:e])
+                cursor = t
+                continue
+            if e - s < min_piece:
+                continue
+            m = STABLE_BOUNDARY.search(text, s, e)
+            if m is None:
+                continue
+            h = m.end()
+            if h <= cursor or h > b:  # cannot happen for whitespace-stripped ends
+                return count(text[a:b])
+            total += count(text[cursor:h]) + n - count(text[s:h])
+            if right:
+                cursor = e
+                continue
+            m = STABLE_BOUNDARY_LAST.match(text, max(h - 1, e - 64), e) or (
+                STABLE_BOUNDARY_LAST.match(text, h - 1, e)
+            )
+            t = m.end() if m is not None else h
+            if t > b:
+                return count(text[a:b])
+            total -= count(text[t:e])
+            cursor = t
+        if cursor < b:
+            total += count(text[cursor:b])
+        return total
+
+
+def _options(options: dict[str, Any]) -> tuple[tuple[str, ...], bool | str, bool, bool]:
+    language = options.get("language")
+    separators = options.get("separators")
+    is_regex = bool(options.get("is_separator_regex", False))
+    if language is not None:
+        if separators:
+            raise ValueError("recursive: give either `language` or `separators`, not both")
+        separators = separators_for_language(language)
+        is_regex = True
+    if separators is None or len(separators) == 0:
+        separators = DEFAULT_SEPARATORS
+    if isinstance(separators, str) or not all(isinstance(s, str) for s in separators):
+        raise ValueError(f"recursive: `separators` must be a list of strings, got {separators!r}")
+    keep = options.get("keep_separator", True)
+    if keep not in (True, False, "start", "end"):
+        raise ValueError(
+            f"recursive: `keep_separator` must be 'start', 'end', true or false, got {keep!r}"
+        )
+    strip = options.get("strip_whitespace", True)
+    if not isinstance(strip, bool):
+        raise ValueError(f"recursive: `strip_whitespace` must be true or false, got {strip!r}")
+    if is_regex:
+        for sep in separators:
+            try:
+                re.compile(sep)
+            except re.error as exc:
+                raise ValueError(
+                    f"recursive: separator {sep!r} is not a valid regex: {exc}"
+                ) from None
+    return tuple(separators), keep, strip, is_regex
+
+
+def _measurer(sizer: Sizer) -> Callable[[str], int]:
+    if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
+        return len
+    count: Callable[[str], int] = sizer.count
+    if isinstance(sizer, TokenSizer) and type(sizer).count is TokenSizer.count:
+        # exactly TokenSizer.count, without its cross-call LRU cache: the pieces
+        # of one document are mostly distinct, and the per-call overhead of the
+        # cache is a measurable share of the whole splitter's time
+        encode = sizer.encoding.encode_ordinary
+
+        def count_direct(text: str) -> int:
+            return len(encode(text))
+
+        count = count_direct
+
+    cache: dict[str, int] = {}
+
+    def measure(text: str) -> int:
+        n = cache.get(text)
+        if n is None:
+            n = cache[text] = count(text)
+        return n
+
+    return measure
+
+
+def recursive_spans(
+    text: str,
+    sizer: Sizer,
+    *,
+    size: int,
+    overlap: int = 0,
+    **options: Any,
+) -> tuple[list[tuple[int, int, Any]], Callable[[str], int]]:
+    """The chunk spans ``(start, end, group)`` of ``text`` (see :class:`_Run`)
+    and the (cached) measure used to make them."""
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise ValueError(f"recursive: size must be a positive integer, got {size!r}")
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 0:
+        raise ValueError(f"recursive: overlap must be a non-negative integer, got {overlap!r}")
+    if overlap > size:
+        raise ValueError(f"recursive: overlap ({overlap}) must not be larger than size ({size})")
+    separators, keep, strip, is_regex = _options(options)
+    measure = _measurer(sizer)
+    run = _Run(text, size, overlap, keep, strip, is_regex, measure)
+    if text:
+        run.split(0, len(text), separators)
+    return run.spans, measure
+
+
+class RecursiveChunker:
+    name = name
+    description = description
+
+    def chunk(
+        self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
+    ) -> list[Chunk]:
+        text = doc.text
+        spans, measure = recursive_spans(text, sizer, size=size, overlap=overlap, **options)
+        counter = SpanCounter(text, sizer, measure)
+        chunks: list[Chunk] = []
+        for i, (start, end, group) in enumerate(spans):
+            if measure is len:
+                tokens = end - start
+            elif isinstance(group, int):
+                tokens = group  # a raw piece: already counted
+            else:
+                pieces, a, b = group
+                tokens = counter.span(start, end, pieces[a:b])
+            chunks.append(
+                Chunk(
+                    start,
+                    end,
+                    i,
+                    source=text,
+                    tokens=tokens,
+                    strategy=name,
+                    oversize=tokens > size,
+                )
+            )
+        return chunks
+
+
+register(RecursiveChunker())
