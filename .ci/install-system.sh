@@ -11,6 +11,7 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v rg >/dev/null || need+=(ripgrep)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
+dpkg -s fonts-symbola >/dev/null 2>&1 || need+=(fonts-symbola)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v git >/dev/null || need+=(git)
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,279 @@
+"""Language-server benchmark: the real server over stdio, driven by pygls' client.
+
+1. Open a ~1 MB Markdown document made by concatenating corpus files; time
+   from ``didOpen`` to its first diagnostics (cold: fresh server process).
+2. 50 single-character edits at random places (debounce 0), each timed from
+   ``didChange`` to the diagnostics of that version; median and p95.
+3. Server memory (RSS from /proc) with ten different 1 MB documents open.
+
+Targets (issue 5): median edit <= 10% of cold and < 100 ms; RSS < 300 MB.
+
+    python benchmarks/bench_lsp.py [--edits 50] [--docs 10] [--seed 1] [--profile]
+
+``--profile`` also runs the same cold analysis and one edit in-process under
+cProfile and prints the top functions (to find where the engine spends time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
+MB = 1_000_000
+HEADING = re.compile(r"(?m)^#{1,6} [^\n]*")
+ANALYSED = re.compile(r"analysed (\S+) v(\d+) in ([\d.]+) ms")
+
+
+def corpus_files() -> list[Path]:
+    files = sorted(CORPUS.rglob("*.md"))
+    if not files:
+        sys.exit(f"no corpus at {CORPUS}")
+    return files
+
+
+def make_document(files: list[Path], size: int = MB, rotate: int = 0) -> str:
+    parts: list[str] = []
+    total = 0
+    n = len(files)
+    i = 0
+    while total < size:
+        f = files[(rotate + i) % n]
+        text = f.read_text(encoding="utf-8", errors="replace")
+        parts.append(text.rstrip() + "\n\n")
+        total += len(parts[-1])
+        i += 1
+    return "".join(parts)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Client(LanguageClient):
+    def __init__(self) -> None:
+        super().__init__("chunkseam-bench", "1")
+        self.seen: dict[tuple[str, int | None], float] = {}
+        self.counts: dict[tuple[str, int | None], int] = {}
+        self.event = asyncio.Event()
+        #: (uri, version) -> analysis time in ms reported by the server (trace = debug)
+        self.analysed: dict[tuple[str, int], float] = {}
+
+        @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            key = (params.uri, params.version)
+            self.seen.setdefault(key, time.perf_counter())
+            self.counts[key] = len(params.diagnostics)
+            self.event.set()
+
+        @self.feature(types.WINDOW_LOG_MESSAGE)
+        def on_log(params: types.LogMessageParams) -> None:
+            m = ANALYSED.search(params.message)
+            if m:
+                self.analysed[(m.group(1), int(m.group(2)))] = float(m.group(3))
+            if params.type in (types.MessageType.Error, types.MessageType.Warning):
+                print(f"  server: {params.message.splitlines()[0]}", file=sys.stderr)
+
+        @self.feature(types.WINDOW_SHOW_MESSAGE)
+        def on_show(params: types.ShowMessageParams) -> None:
+            print(f"  server message: {params.message}", file=sys.stderr)
+
+    async def wait(self, uri: str, version: int, timeout: float = 600) -> float:
+        deadline = time.perf_counter() + timeout
+        while (uri, version) not in self.seen:
+            self.event.clear()
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError(f"no diagnostics for {uri} v{version}")
+            try:
+                await asyncio.wait_for(self.event.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+        return self.seen[(uri, version)]
+
+
+def caps() -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)),
+    )
+
+
+def random_edit(rng: random.Random, text: str) -> tuple[types.TextDocumentContentChangePartial, str]:
+    """Insert one ASCII letter at a random offset (kept off the middle of a CRLF)."""
+    off = rng.randrange(len(text) + 1)
+    while 0 < off < len(text) and text[off - 1] == "\r" and text[off] == "\n":
+        off = rng.randrange(len(text) + 1)
+    line = text.count("\n", 0, off)
+    line_start = text.rfind("\n", 0, off) + 1
+    col = len(text[line_start:off].encode("utf-16-le")) // 2
+    ch = rng.choice("abcdefghijklmnopqrstuvwxyz ")
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(line, col), types.Position(line, col)), text=ch)
+    return change, text[:off] + ch + text[off:]
+
+
+async def run(args: argparse.Namespace) -> dict[str, float]:
+    files = corpus_files()
+    text = make_document(files, args.size)
+    client = Client()
+    await client.start_io(sys.executable, "-m", "chunkseam", "server")
+    server_pid = client._server.pid  # type: ignore[union-attr]
+    settings = {"debounceMs": 0, "trace": "debug"}
+    if args.chunker:
+        settings["chunker"] = args.chunker
+    await client.initialize_async(types.InitializeParams(
+        capabilities=caps(), initialization_options={"settings": settings},
+        root_uri=(ROOT / "benchmarks").as_uri()))
+    client.initialized(types.InitializedParams())
+    base = "file:///bench/"
+    uri = base + "doc0.md"
+    print(f"document: {len(text):,} characters, {text.count(chr(10)) + 1:,} lines "
+          f"from {len(files)} corpus files; server pid {server_pid}")
+
+    t0 = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)))
+    cold = (await client.wait(uri, 1)) - t0
+    print(f"cold: open -> first diagnostics  {cold * 1000:8.1f} ms  "
+          f"({client.counts[(uri, 1)]} diagnostics)")
+
+    rng = random.Random(args.seed)
+    times = []
+    version = 1
+    for _ in range(args.edits):
+        change, text = random_edit(rng, text)
+        version += 1
+        t = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+        times.append((await client.wait(uri, version)) - t)
+    times_ms = sorted(x * 1000 for x in times)
+    median = statistics.median(times_ms)
+    engine = [client.analysed.get((uri, v)) for v in range(2, version + 1)]
+    engine = [e for e in engine if e is not None]
+    p95 = times_ms[min(len(times_ms) - 1, int(round(0.95 * (len(times_ms) - 1))))]
+    print(f"edits ({args.edits}): didChange -> diagnostics  median {median:7.1f} ms  "
+          f"p95 {p95:7.1f} ms  min {times_ms[0]:.1f}  max {times_ms[-1]:.1f}")
+    if engine:
+        eng = statistics.median(engine)
+        print(f"   of which analysis in the worker thread (engine + diagnostics): median {eng:7.1f} ms;"
+              f" server overhead (sync, queueing, JSON) ~{median - eng:.1f} ms")
+    cold_engine = client.analysed.get((uri, 1))
+    if cold_engine is not None:
+        print(f"   cold analysis in the worker thread: {cold_engine:.1f} ms")
+
+    # responsiveness: a hover on a small document while the big one is being analysed
+    small = base + "small.md"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=small, language_id="markdown", version=1, text="# Small\n\nA short document.\n")))
+    await client.wait(small, 1)
+    hovers = []
+    for _ in range(10):
+        change, text = random_edit(rng, text)
+        version += 1
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+        await asyncio.sleep(0.05)  # the analysis of the big document is under way
+        t = time.perf_counter()
+        await client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(small), types.Position(2, 3)))
+        hovers.append((time.perf_counter() - t) * 1000)
+        await client.wait(uri, version)
+    print(f"hover on a small document during a 1 MB analysis: median {statistics.median(hovers):.1f} ms,"
+          f" max {max(hovers):.1f} ms")
+    rss_one = rss_mb(server_pid)
+    print(f"RSS with 1 document open: {rss_one:7.1f} MB")
+
+    for i in range(1, args.docs):
+        # a different order of the corpus files, and every heading marked, so that
+        # no two documents share segments in the engine's content caches
+        other = HEADING.sub(lambda m, i=i: f"{m.group()} (copy {i})",
+                            make_document(files, args.size, rotate=i * 37))
+        u = f"{base}doc{i}.md"
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=u, language_id="markdown", version=1, text=other)))
+        await client.wait(u, 1)
+    rss_all = rss_mb(server_pid)
+    print(f"RSS with {args.docs} documents open: {rss_all:7.1f} MB")
+
+    await client.shutdown_async(None)
+    client.exit(None)
+    try:
+        await asyncio.wait_for(client._server.wait(), 10)  # type: ignore[union-attr]
+    except asyncio.TimeoutError:
+        print("server did not exit within 10 s after exit", file=sys.stderr)
+    await client.stop()
+
+    ratio = median / (cold * 1000) if cold else float("nan")
+    print()
+    print(f"median edit / cold = {ratio * 100:.1f}%   (target <= 10%)   "
+          f"{'OK' if ratio <= 0.10 else 'MISSED'}")
+    print(f"median edit = {median:.1f} ms          (target < 100 ms)  "
+          f"{'OK' if median < 100 else 'MISSED'}")
+    print(f"RSS ({args.docs} docs) = {rss_all:.1f} MB        (target < 300 MB)  "
+          f"{'OK' if rss_all < 300 else 'MISSED'}")
+    return {"cold_ms": cold * 1000, "median_ms": median, "p95_ms": p95, "rss_mb": rss_all}
+
+
+def profile(args: argparse.Namespace) -> None:
+    """The same work in-process under cProfile: cold analysis, then one edit."""
+    import cProfile
+    import pstats
+
+    from chunkseam.analysis import analyze
+    from chunkseam.config import resolve
+    from chunkseam.document import Document
+
+    files = corpus_files()
+    text = make_document(files, args.size)
+    overrides = {"chunker": args.chunker} if args.chunker else None
+    settings = resolve(None, overrides, strict=False).settings
+    doc = Document(text, uri="file:///bench/doc0.md", path="/bench/doc0.md", version=1,
+                   language_id="markdown")
+    for label, d in (("cold", doc), ("one edit", None)):
+        if d is None:
+            off = len(text) // 2
+            text = text[:off] + "x" + text[off:]
+            d = Document(text, uri="file:///bench/doc0.md", path="/bench/doc0.md", version=2,
+                         language_id="markdown")
+        prof = cProfile.Profile()
+        t = time.perf_counter()
+        prof.enable()
+        analyze(d, settings)
+        prof.disable()
+        print(f"\n== in-process analyze, {label}: {(time.perf_counter() - t) * 1000:.1f} ms "
+              "(under cProfile) ==")
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edits", type=int, default=50)
+    ap.add_argument("--docs", type=int, default=10)
+    ap.add_argument("--size", type=int, default=MB, help="characters per document")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--chunker", default=None, help="override the routed chunker")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    asyncio.run(run(args))
+    if args.profile:
+        profile(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Issues -> LSP diagnostics, pushed (``textDocument/publishDiagnostics``) or
+pulled (``textDocument/diagnostic``).
+
+Every diagnostic carries the rule code, a ``codeDescription`` link to the
+rule's doc, ``relatedInformation`` pointing at the other side of the cut and
+``data`` with what the quick fixes need. A document that could not be analysed
+gets a single ``internal-error`` diagnostic (the traceback is in the log).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import Result
+
+SOURCE = "chunkseam"
+INTERNAL_ERROR = "internal-error"
+RULES_URL = "https://github.com/chunkseam/chunkseam/blob/main/server/chunkseam/rules/{code}.md"
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def severity(name: str | None) -> types.DiagnosticSeverity:
+    return _SEVERITY.get((name or "warning").lower(), types.DiagnosticSeverity.Warning)
+
+
+def rule(code: str) -> Any | None:
+    """The rule's registry entry (``.name``, ``.summary``, ``.doc``), if the
+    validator's registry is there."""
+    try:
+        from ..checks.registry import RULES  # type: ignore[import-not-found]
+    except Exception:
+        return None
+    try:
+        return RULES.get(code) if hasattr(RULES, "get") else RULES[code]
+    except Exception:
+        return None
+
+
+def rule_url(code: str) -> str:
+    r = rule(code)
+    url = getattr(r, "url", None) if r is not None else None
+    return url if isinstance(url, str) and url else RULES_URL.format(code=code)
+
+
+def lsp_range(doc: Any, start: int, end: int, encoding: str) -> types.Range:
+    start = doc.clamp(start)
+    end = max(start, doc.clamp(end))
+    s, e = doc.range_to_lsp(start, end, encoding)
+    return types.Range(types.Position(s.line, s.character), types.Position(e.line, e.character))
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagnostic:
+    related = None
+    if issue.related:
+        rs, re_ = issue.related
+        other = issue.other_chunk if issue.other_chunk is not None else issue.chunk
+        message = issue.related_message or (
+            f"the other side of the cut (chunk {other + 1})" if other is not None
+            else "the other side of the cut")
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=lsp_range(doc, rs, re_, encoding)),
+            message=message,
+        )]
+    data = {
+        "code": issue.code,
+        "name": issue.name,
+        "chunk": issue.chunk,
+        "otherChunk": issue.other_chunk,
+        "cut": issue.cut,
+        "start": issue.start,
+        "end": issue.end,
+        "fix": issue.fix,
+        "version": getattr(doc, "version", None),
+    }
+    if issue.data:
+        data["data"] = _jsonable(issue.data)
+    return types.Diagnostic(
+        range=lsp_range(doc, issue.start, issue.end, encoding),
+        message=issue.message or issue.name,
+        severity=severity(issue.severity),
+        code=issue.code,
+        code_description=types.CodeDescription(href=rule_url(issue.code)),
+        source=SOURCE,
+        related_information=related,
+        data=data,
+    )
+
+
+def internal_error(message: str) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        message=f"chunkseam could not analyse this document: {message} "
+                "(the details are in the chunkseam log)",
+        severity=types.DiagnosticSeverity.Warning,
+        code=INTERNAL_ERROR,
+        source=SOURCE,
+    )
+
+
+def build(result: "Result", encoding: str) -> list[types.Diagnostic]:
+    """The diagnostics of a result (runs in the worker thread)."""
+    if result.error is not None:
+        return [internal_error(result.error)]
+    if result.disabled or result.analysis is None:
+        return []
+    doc = result.doc
+    out = []
+    for issue in result.analysis.issues:
+        if issue.severity == "off":
+            continue
+        out.append(to_diagnostic(issue, doc, result.uri, encoding))
+    return out
+
+
+def publish(server: Any, result: "Result") -> None:
+    server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=result.uri, diagnostics=result.diagnostics, version=result.version))
+
+
+def clear(server: Any, uri: str, version: int | None = None) -> None:
+    server.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
+
+
+def report(result: "Result", previous_result_id: str | None) -> types.DocumentDiagnosticReport:
+    """The pull-model answer for ``textDocument/diagnostic``."""
+    if previous_result_id is not None and previous_result_id == result.result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=list(result.diagnostics),
+                                                     result_id=result.result_id)

@@ -1,0 +1,411 @@
+"""The chunkseam language server: ``chunkseam server [--tcp HOST:PORT]``.
+
+Thin handlers over :class:`~chunkseam.lsp.state.DocumentStore` (documents,
+analyses, debounce) and one module per feature. Nothing is written to stdout
+except the protocol; the server never crashes on a document: a failed
+analysis is logged with its traceback and shows as one ``internal-error``
+diagnostic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import traceback
+import uuid
+from pathlib import PurePath
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from .. import __version__
+from . import actions, codelens, custom, diagnostics, hover, log, symbols
+from .log import logger
+from .settings import EditorSettings, describe_error
+from .state import DocumentStore, NotOpen, Result
+
+CONFIG_FILE_NAMES = (".chunkseam.toml", "chunkseam.toml", "pyproject.toml")
+SECTION = "chunkseam"
+
+
+class ChunkseamProtocol(LanguageServerProtocol):
+    """pygls' protocol, except that open documents live in the
+    :class:`DocumentStore` (pygls' workspace would keep a second copy of every
+    text and re-split it into lines on each change)."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+class ChunkseamServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("chunkseam", __version__, protocol_cls=ChunkseamProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.store = DocumentStore()
+        self.store.on_publish = self.publish
+        self.store.on_config_errors = self.report_config_errors
+        self.store.build_diagnostics = diagnostics.build
+        self.log_handler: log.LspLogHandler | None = None
+        self.pull_mode = False
+        self.reported: set[str] = set()
+        self.shutdown_requested = False
+
+    # -- capabilities of the client ------------------------------------------------
+    def supports(self, path: str, default: Any = None) -> Any:
+        try:
+            return get_capability(self.client_capabilities, path, default)
+        except Exception:
+            return default
+
+    @property
+    def encoding(self) -> str:
+        return self.store.encoding
+
+    # -- errors and messages ---------------------------------------------------------
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls' default shows a message box for every failed notification; log instead
+        logger.error("chunkseam: %s: %s", getattr(source, "__name__", source), error)
+
+    def show_once(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        if message in self.reported:
+            return
+        self.reported.add(message)
+        logger.warning("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def report_config_errors(self, result: Result) -> None:
+        for err in result.config_errors:
+            kind = types.MessageType.Warning if getattr(err, "warning", False) else types.MessageType.Error
+            self.show_once(describe_error(err), kind)
+
+    def apply_log_level(self) -> None:
+        level, problems = self.store.editor.log_level()
+        if self.log_handler is not None:
+            log.set_level(self.log_handler, level if level is not None else log.DEFAULT_LEVEL)
+        for p in problems:
+            self.show_once(describe_error(p))
+
+    # -- publishing ------------------------------------------------------------------
+    def publish(self, result: Result) -> None:
+        if self.pull_mode:
+            return
+        diagnostics.publish(self, result)
+
+    def refresh_all(self) -> None:
+        """Configuration changed: re-analyse and re-publish every open document."""
+        self.store.bump_generation()
+        self.reported.clear()
+        self.apply_log_level()
+        if self.pull_mode:
+            if self.supports("workspace.diagnostics.refresh_support", False):
+                self.workspace_diagnostic_refresh(None)
+        else:
+            for uri in list(self.store.docs):
+                self.store.schedule(uri, 0)
+        if self.supports("workspace.code_lens.refresh_support", False):
+            self.workspace_code_lens_refresh(None)
+
+    async def fetch_configuration(self) -> bool:
+        """Ask the client for the ``chunkseam`` section; True if it changed."""
+        try:
+            values = await asyncio.wait_for(self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])), 10)
+        except Exception as exc:
+            logger.warning("chunkseam: workspace/configuration failed: %s", exc)
+            return False
+        section = values[0] if values else None
+        return self.store.editor.set_workspace(section if isinstance(section, dict) else {})
+
+    async def result(self, uri: str) -> Result:
+        try:
+            return await self.store.result(uri)
+        except NotOpen:
+            raise JsonRpcInvalidParams(f"chunkseam: document is not open: {uri}") from None
+
+
+server = ChunkseamServer()
+
+
+# -- lifecycle ---------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: ChunkseamServer, params: types.InitializeParams) -> None:
+    enc = ls.workspace.position_encoding
+    ls.store.encoding = str(getattr(enc, "value", enc) or "utf-16")
+    ls.store.editor = EditorSettings.from_initialization_options(params.initialization_options)
+    ls.store.root_path = ls.workspace.root_path
+    if ls.store.root_path is None and params.workspace_folders:
+        from .state import uri_to_path
+
+        ls.store.root_path = uri_to_path(params.workspace_folders[0].uri)
+    ls.pull_mode = get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+    if ls.log_handler is not None:
+        ls.log_handler.bind(asyncio.get_event_loop())
+    ls.apply_log_level()
+    if not get_capability(params.capabilities, "workspace.configuration", False):
+        ls.store.config_ready.set()
+    logger.info("chunkseam %s: position encoding %s, %s diagnostics, workspace %s", __version__,
+                ls.store.encoding, "pull" if ls.pull_mode else "push",
+                "trusted" if ls.store.editor.trusted else "not trusted")
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: ChunkseamServer, params: types.InitializedParams) -> None:
+    loop = asyncio.get_running_loop()
+    loop.run_in_executor(ls.store.executor, _warm_up)
+    try:
+        if ls.supports("workspace.configuration", False):
+            await ls.fetch_configuration()
+            ls.apply_log_level()
+    finally:
+        ls.store.config_ready.set()
+    registrations = []
+    if ls.supports("workspace.did_change_configuration.dynamic_registration", False):
+        registrations.append(types.Registration(
+            id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+            register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION)))
+    if ls.supports("workspace.did_change_watched_files.dynamic_registration", False):
+        registrations.append(types.Registration(
+            id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILE_NAMES])))
+    if registrations:
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations))
+        except Exception as exc:
+            logger.info("chunkseam: dynamic registration refused: %s", exc)
+
+
+def _warm_up() -> None:
+    """Import the engine and load the default tokenizer before the first document."""
+    try:
+        from .. import analysis, chunkers  # noqa: F401
+        from ..analysis import sizer_for
+        from ..settings import Settings
+
+        chunkers.names()
+        sizer_for(Settings()).count("warm up")
+        from .. import structure, validate  # noqa: F401
+    except Exception:
+        logger.debug("chunkseam: warm-up failed:\n%s", traceback.format_exc())
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: ChunkseamServer, params: Any = None) -> None:
+    ls.shutdown_requested = True
+    ls.store.shutdown()
+
+
+# -- document sync -----------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ChunkseamServer, params: types.DidOpenTextDocumentParams) -> None:
+    td = params.text_document
+    ls.store.open(td.uri, td.text, td.version, td.language_id)
+    ls.store.schedule(td.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ChunkseamServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    try:
+        ls.store.change(uri, params.text_document.version, list(params.content_changes))
+    except NotOpen:
+        logger.warning("chunkseam: didChange for a document that is not open: %s", uri)
+        return
+    except Exception:
+        logger.error("chunkseam: could not apply a change to %s:\n%s", uri, traceback.format_exc())
+        return
+    ls.store.schedule(uri, ls.store.debounce_seconds(uri))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def did_save(ls: ChunkseamServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    if PurePath(uri).name in CONFIG_FILE_NAMES:
+        ls.refresh_all()
+    elif uri in ls.store.docs:
+        ls.store.schedule(uri, 0)  # re-resolves the config; reuses the analysis if unchanged
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ChunkseamServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.store.close(uri)
+    if not ls.pull_mode:
+        diagnostics.clear(ls, uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: ChunkseamServer,
+                                   params: types.DidChangeConfigurationParams) -> None:
+    if ls.supports("workspace.configuration", False):
+        await ls.fetch_configuration()
+    else:
+        settings = params.settings
+        section = settings.get(SECTION) if isinstance(settings, dict) else None
+        ls.store.editor.set_workspace(section if isinstance(section, dict) else {})
+    # always re-read: a config file may have changed too
+    ls.refresh_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(PurePath(c.uri).name in CONFIG_FILE_NAMES for c in params.changes):
+        ls.refresh_all()
+
+
+# -- features ------------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
+                                        workspace_diagnostics=False))
+async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
+    result = await ls.result(params.text_document.uri)
+    return diagnostics.report(result, params.previous_result_id)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+async def code_lens(ls: ChunkseamServer, params: types.CodeLensParams):
+    result = await ls.result(params.text_document.uri)
+    return codelens.lenses(result, ls.encoding)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
+    result = await ls.result(params.text_document.uri)
+    doc = result.doc
+    offset = doc.position_to_offset(params.position.line, params.position.character, ls.encoding)
+    formats = ls.supports("text_document.hover.content_format", None)
+    markdown = not formats or types.MarkupKind.Markdown in formats or "markdown" in formats
+    return hover.hover(result, offset, ls.encoding, markdown=markdown)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
+    result = await ls.result(params.text_document.uri)
+    doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
+    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes)
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbol(ls: ChunkseamServer, params: types.DocumentSymbolParams):
+    result = await ls.result(params.text_document.uri)
+    hierarchical = bool(ls.supports(
+        "text_document.document_symbol.hierarchical_document_symbol_support", False))
+    return symbols.document_symbols(result, ls.encoding, hierarchical=hierarchical)
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
+    result = await ls.result(params.text_document.uri)
+    return symbols.folding_ranges(result)
+
+
+@server.command(codelens.SHOW_CHUNK)
+async def show_chunk(ls: ChunkseamServer, *args: Any) -> dict[str, Any]:
+    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …}
+        uri, index = args[0].get("uri"), args[0].get("index")
+    elif len(args) >= 2:
+        uri, index = args[0], args[1]
+    else:
+        raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
+    result = await ls.result(uri)
+    try:
+        return codelens.show_chunk(result, index, ls.encoding)
+    except IndexError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+
+
+@server.feature(custom.CHUNKS)
+async def chunks_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
+    uri = custom.uri_of(params)
+    if uri is None:
+        raise JsonRpcInvalidParams("chunkseam/chunks expects {textDocument: {uri}}")
+    return custom.chunks(await ls.result(uri), ls.encoding)
+
+
+@server.feature(custom.STATS)
+async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
+    uri = custom.uri_of(params)
+    if uri is None:
+        raise JsonRpcInvalidParams("chunkseam/stats expects {textDocument: {uri}}")
+    return custom.stats(await ls.result(uri))
+
+
+# -- entry point -------------------------------------------------------------------------------
+
+
+def _parse_tcp(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def _protocol_stdout():
+    """A private handle on stdout for the protocol; stray output goes to stderr.
+
+    File descriptor 1 is pointed at stderr, so that neither a ``print()`` nor
+    a native library writing to fd 1 can corrupt the JSON-RPC stream."""
+    try:
+        fd = os.dup(sys.stdout.fileno())
+        out = os.fdopen(fd, "wb")
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptors (embedded)
+        out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``chunkseam server [--tcp HOST:PORT] [--log-file PATH]``; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "server":
+        argv = argv[1:]
+    parser = argparse.ArgumentParser(
+        prog="chunkseam server",
+        description="Start the chunkseam language server (stdio by default).")
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", type=_parse_tcp,
+                        help="listen on a TCP socket instead (for debugging)")
+    parser.add_argument("--log-file", metavar="PATH", help="also write a debug log to PATH")
+    args = parser.parse_args(argv)
+
+    handler = log.setup(server, args.log_file)
+    server.log_handler = handler
+    if args.tcp:
+        host, port = args.tcp
+        server.start_tcp(host, port)
+    else:
+        stdin, stdout = sys.stdin.buffer, _protocol_stdout()
+        try:
+            server.start_io(stdin, stdout)
+        finally:
+            sys.stdout = sys.__stdout__
+    return 0 if server.shutdown_requested else 1

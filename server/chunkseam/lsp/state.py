@@ -1,0 +1,432 @@
+"""Open documents, the analysis cache and the scheduling of analyses.
+
+- The server keeps its own copy of every open document's text and applies
+  incremental changes through :class:`chunkseam.document.Document` in the
+  negotiated position encoding (pygls' workspace is not used for text).
+- One analysis per (uri, version, settings generation) is computed in a worker
+  thread, shared by everyone who asks for it (diagnostics, lenses, hovers …)
+  and kept until the next version replaces it.
+- A newer version cancels older work: pending debounced publications are
+  cancelled, queued analyses of stale versions are skipped when their turn
+  comes, and results of stale versions are never stored or published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import time
+import traceback
+from bisect import bisect_right
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from lsprotocol import types
+
+from ..document import Document
+from .log import logger
+from .settings import EditorSettings, resolve_for
+
+#: document kinds the server analyses (the router picks the strategy)
+SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
+
+
+class NotOpen(Exception):
+    """A request for a document the client has not opened."""
+
+
+class Stale(Exception):
+    """The version an analysis was queued for is no longer current."""
+
+
+def uri_to_path(uri: str) -> str | None:
+    if not uri.startswith("file:"):
+        return None
+    try:
+        from pygls.uris import to_fs_path
+
+        return to_fs_path(uri)
+    except Exception:  # pragma: no cover - malformed uri
+        return None
+
+
+class OpenDocument:
+    """The client's view of one document: text and version."""
+
+    __slots__ = ("uri", "path", "language_id", "version", "doc")
+
+    def __init__(self, uri: str, text: str, version: int, language_id: str | None) -> None:
+        self.uri = uri
+        self.path = uri_to_path(uri)
+        self.language_id = language_id
+        self.version = version
+        self.doc = self._make(text, version)
+
+    def _make(self, text: str, version: int) -> Document:
+        return Document(text, uri=self.uri, path=self.path, version=version,
+                        language_id=self.language_id)
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    def apply(self, changes: list[Any], version: int, encoding: str) -> None:
+        """Apply ``didChange`` content changes (full or incremental, in order)."""
+        doc = self.doc
+        for change in changes:
+            rng = getattr(change, "range", None)
+            if rng is None:
+                doc = self._make(change.text, version)
+                continue
+            start = doc.position_to_offset(rng.start.line, rng.start.character, encoding)
+            end = doc.position_to_offset(rng.end.line, rng.end.character, encoding)
+            if end < start:
+                start, end = end, start
+            old = doc.text
+            new_doc = self._make(old[:start] + change.text + old[end:], version)
+            _carry_line_index(doc, new_doc, start, end, len(change.text))
+            doc = new_doc
+        self.version = version
+        self.doc = doc if doc is not self.doc else self._make(doc.text, version)
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def _carry_line_index(old: Document, new: Document, start: int, end: int, inserted: int) -> None:
+    """Give ``new`` (``old`` with ``[start, end)`` replaced by ``inserted``
+    characters) its line index from ``old``'s: unchanged before the edit,
+    shifted after it, recomputed only around it. Saves a scan of the whole
+    text per keystroke on a large document."""
+    starts = getattr(old, "_line_starts", None)
+    if starts is None or not hasattr(new, "_line_starts"):
+        return
+    delta = inserted - (end - start)
+    # recompute from the start of the line before the edit (a CR there may
+    # join an LF the edit inserts) ...
+    first = max(0, bisect_right(starts, start) - 2)
+    win_start = starts[first]
+    # ... to the first old line start safely after the edit (its line break is untouched)
+    k = bisect_right(starts, end + 1)
+    tail = starts[k:]
+    win_end = (tail[0] + delta) if tail else len(new.text)
+    text = new.text
+    middle = [m.end() + win_start for m in _EOL.finditer(text[win_start:win_end])]
+    if middle and tail and middle[-1] == win_end:
+        middle.pop()  # the window's end is the kept line start itself
+    out = starts[: first + 1]
+    out.extend(m for m in middle if m > win_start)
+    if delta:
+        out.extend(s + delta for s in tail)
+    else:
+        out.extend(tail)
+    new._line_starts = out
+
+
+@dataclass
+class Result:
+    """One analysis of one document version, with what the features need."""
+
+    uri: str
+    version: int
+    generation: int
+    doc: Document
+    settings: Any = None
+    analysis: Any = None  # chunkseam.analysis.Analysis
+    error: str | None = None  # one line; the traceback went to the log
+    disabled: bool = False  # not analysed (enable = false or unsupported kind)
+    config_errors: list[Any] = field(default_factory=list)
+    #: chunk index -> issues that concern it (either side of a cut)
+    issues_by_chunk: dict[int, list[Any]] = field(default_factory=dict)
+    #: size (in the sizer's unit) of the overlap of each chunk with the previous one
+    overlap_prev: list[int] = field(default_factory=list)
+    #: heading path of each chunk (the chunker's, else the headings enclosing its start)
+    heading_paths: list[tuple[str, ...]] = field(default_factory=list)
+    unit: str = "tokens"
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def chunks(self) -> list[Any]:
+        return self.analysis.chunks if self.analysis is not None else []
+
+    @property
+    def issues(self) -> list[Any]:
+        return self.analysis.issues if self.analysis is not None else []
+
+    @property
+    def result_id(self) -> str:
+        return f"{self.version}.{self.generation}"
+
+
+class DocumentStore:
+    """Open documents and their analyses; owned by the event loop thread."""
+
+    def __init__(self, *, workers: int = 2) -> None:
+        self.docs: dict[str, OpenDocument] = {}
+        self.results: dict[str, Result] = {}
+        self.encoding: str = "utf-16"
+        #: where the config of documents without a file path (untitled:) is looked up
+        self.root_path: str | None = None
+        self.editor = EditorSettings()
+        #: bumped on configuration changes (editor settings or config files)
+        self.generation = 0
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunkseam")
+        self._inflight: dict[tuple[str, int, int], asyncio.Future[Result]] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        #: the latest queued or running analysis of each document
+        self._running: dict[str, asyncio.Future[Result]] = {}
+        self.config_ready = asyncio.Event()
+        #: called on the loop thread with every fresh result that is still current
+        self.on_publish: Callable[[Result], None] | None = None
+        #: called on the loop thread with a result whose config errors should be reported
+        self.on_config_errors: Callable[[Result], None] | None = None
+        #: called with (result, build) to turn issues into diagnostics (set by the server)
+        self.build_diagnostics: Callable[[Result, str], list[types.Diagnostic]] | None = None
+
+    # -- document sync -----------------------------------------------------------
+    def open(self, uri: str, text: str, version: int, language_id: str | None) -> OpenDocument:
+        od = OpenDocument(uri, text, version, language_id)
+        self.docs[uri] = od
+        self.results.pop(uri, None)
+        return od
+
+    def change(self, uri: str, version: int, changes: list[Any]) -> OpenDocument:
+        od = self.get(uri)
+        od.apply(changes, version, self.encoding)
+        return od
+
+    def close(self, uri: str) -> None:
+        self.cancel(uri)
+        self.docs.pop(uri, None)
+        self.results.pop(uri, None)
+
+    def get(self, uri: str) -> OpenDocument:
+        od = self.docs.get(uri)
+        if od is None:
+            raise NotOpen(uri)
+        return od
+
+    def bump_generation(self) -> None:
+        self.generation += 1
+
+    # -- analysis ----------------------------------------------------------------
+    def current(self, uri: str) -> Result | None:
+        """The stored result if it is for the current version and settings."""
+        od = self.docs.get(uri)
+        r = self.results.get(uri)
+        if od is None or r is None:
+            return None
+        if r.version == od.version and r.generation == self.generation:
+            return r
+        return None
+
+    async def result(self, uri: str) -> Result:
+        """The analysis of the current version of ``uri`` (computed if needed).
+
+        Raises :class:`NotOpen` when the document is not (or no longer) open."""
+        if not self.config_ready.is_set():
+            try:
+                await asyncio.wait_for(self.config_ready.wait(), timeout=3.0)
+            except asyncio.TimeoutError:
+                self.config_ready.set()
+        while True:
+            od = self.get(uri)
+            r = self.current(uri)
+            if r is not None:
+                return r
+            key = (uri, od.version, self.generation)
+            fut = self._inflight.get(key)
+            if fut is None:
+                fut = self._submit(od, key)
+            try:
+                return await asyncio.shield(fut)
+            except Stale:
+                continue  # a newer version arrived while queued: analyse that one
+
+    def _submit(self, od: OpenDocument, key: tuple[str, int, int]) -> asyncio.Future[Result]:
+        """Queue the analysis of ``od``'s current version.
+
+        Analyses of one document run one after the other: a new version waits
+        for the one in progress (whose work the engine's content caches keep)
+        and is skipped if it has itself become stale by the time its turn comes.
+        """
+        snapshot = (od.uri, od.version, self.generation, od.doc, od.language_id,
+                    dataclasses.replace(self.editor), self.encoding)
+        previous = self._running.get(od.uri)
+        fut = asyncio.ensure_future(self._run_after(previous, snapshot))
+        self._inflight[key] = fut
+        self._running[od.uri] = fut
+
+        def done(f: asyncio.Future[Result]) -> None:
+            self._inflight.pop(key, None)
+            if self._running.get(od.uri) is f:
+                self._running.pop(od.uri, None)
+            if f.cancelled() or f.exception() is not None:
+                return
+            r = f.result()
+            if self._is_current(r.uri, r.version, r.generation):
+                self.results[r.uri] = r
+                if r.config_errors and self.on_config_errors is not None:
+                    self.on_config_errors(r)
+
+        fut.add_done_callback(done)
+        return fut
+
+    async def _run_after(self, previous: asyncio.Future[Result] | None, snapshot: tuple) -> Result:
+        if previous is not None and not previous.done():
+            await asyncio.wait([previous])
+        uri, version, generation = snapshot[:3]
+        if not self._is_current(uri, version, generation):
+            raise Stale(uri)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self._compute, snapshot)
+
+    def _is_current(self, uri: str, version: int, generation: int) -> bool:
+        cur = self.docs.get(uri)
+        return cur is not None and cur.version == version and generation == self.generation
+
+    def _compute(self, snapshot: tuple) -> Result:
+        """Runs in a worker thread."""
+        uri, version, generation, doc, _language_id, editor, encoding = snapshot
+        if not self._is_current(uri, version, generation):
+            raise Stale(uri)
+        t0 = time.perf_counter()
+        result = Result(uri, version, generation, doc)
+        try:
+            resolved = resolve_for(doc.path or self.root_path, editor)
+            result.settings = resolved.settings
+            result.config_errors = list(resolved.errors)
+        except Exception as exc:
+            logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
+                         uri, traceback.format_exc())
+            from ..settings import Settings
+
+            result.settings = Settings()
+            result.config_errors = [f"could not resolve the configuration: {exc}"]
+        settings = result.settings
+        if not getattr(settings, "enable", True) or doc.kind not in SUPPORTED_KINDS:
+            result.disabled = True
+            result.seconds = time.perf_counter() - t0
+            return result
+        prev = self.results.get(uri)
+        if (
+            prev is not None
+            and prev.error is None
+            and not prev.disabled
+            and prev.analysis is not None
+            and prev.settings == settings
+            and (prev.doc.text is doc.text or prev.doc.text == doc.text)
+        ):
+            # same text and settings (a save, an undo back, a no-op settings change)
+            reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
+                                         config_errors=result.config_errors)
+            reused.seconds = time.perf_counter() - t0
+            return reused
+        try:
+            from ..analysis import analyze, sizer_for
+
+            analysis = analyze(doc, settings)
+            result.analysis = analysis
+            _index(result, sizer_for(settings) if any(
+                c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None)
+            if self.build_diagnostics is not None:
+                result.diagnostics = self.build_diagnostics(result, encoding)
+        except Exception as exc:
+            result.analysis = None
+            result.issues_by_chunk = {}
+            result.overlap_prev = []
+            result.heading_paths = []
+            result.error = f"{type(exc).__name__}: {exc}".strip()
+            logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
+                         traceback.format_exc())
+            if self.build_diagnostics is not None:
+                try:
+                    result.diagnostics = self.build_diagnostics(result, encoding)
+                except Exception:  # pragma: no cover - never let the error path fail
+                    result.diagnostics = []
+        result.seconds = time.perf_counter() - t0
+        logger.debug("chunkseam: analysed %s v%s in %.1f ms (%d chunks, %d issues)", uri, version,
+                     result.seconds * 1000, len(result.chunks), len(result.issues))
+        return result
+
+    # -- debounced publication ---------------------------------------------------
+    def schedule(self, uri: str, delay: float) -> None:
+        """(Re)start the publication of ``uri``'s diagnostics after ``delay`` s."""
+        self.cancel(uri)
+        self._tasks[uri] = asyncio.ensure_future(self._publish_later(uri, delay))
+
+    def cancel(self, uri: str) -> None:
+        task = self._tasks.pop(uri, None)
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def _publish_later(self, uri: str, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            r = await self.result(uri)
+            if not self._is_current(uri, r.version, r.generation):
+                return  # a newer edit has its own pending publication
+            if self.on_publish is not None:
+                self.on_publish(r)
+        except (asyncio.CancelledError, NotOpen):
+            pass
+        except Exception:
+            logger.error("chunkseam: publishing diagnostics for %s failed:\n%s", uri,
+                         traceback.format_exc())
+        finally:
+            if self._tasks.get(uri) is asyncio.current_task():
+                self._tasks.pop(uri, None)
+
+    def debounce_seconds(self, uri: str) -> float:
+        r = self.results.get(uri)
+        ms = getattr(r.settings, "debounce_ms", None) if r is not None and r.settings is not None else None
+        if ms is None:
+            ms = _editor_debounce(self.editor)
+        return max(0, ms) / 1000.0
+
+    def shutdown(self) -> None:
+        for uri in list(self._tasks):
+            self.cancel(uri)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _editor_debounce(editor: EditorSettings) -> int:
+    from .settings import _norm
+
+    for k, v in editor.overrides().items():
+        if _norm(k) == "debounce_ms" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+            return v
+    return 300
+
+
+def _index(result: Result, sizer: Any) -> None:
+    """Issues per chunk, and each chunk's overlap with its predecessor."""
+    chunks = result.analysis.chunks
+    by_chunk: dict[int, list[Any]] = {}
+    for issue in result.analysis.issues:
+        for idx in {issue.chunk, issue.other_chunk}:
+            if idx is not None:
+                by_chunk.setdefault(idx, []).append(issue)
+    result.issues_by_chunk = by_chunk
+    overlap = [0] * len(chunks)
+    if sizer is not None:
+        for i in range(1, len(chunks)):
+            prev, cur = chunks[i - 1], chunks[i]
+            if cur.start < prev.end:
+                overlap[i] = sizer.count(cur.source[cur.start:min(prev.end, cur.end)])
+    result.overlap_prev = overlap
+    paths = [tuple(c.heading_path) for c in chunks]
+    if result.doc.kind == "markdown" and any(not p for p in paths):
+        try:
+            from ..structure import structure
+
+            st = structure(result.doc)
+            paths = [p or tuple(st.heading_path_at(c.start)) for p, c in zip(paths, chunks)]
+        except Exception:  # the outline is a nicety; never fail the analysis for it
+            logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
+    result.heading_paths = paths
+    result.unit = getattr(sizer, "unit", None) or result.settings.unit

@@ -1,0 +1,209 @@
+"""Code lenses, hover, document symbols, folding ranges, the custom requests
+and the showChunk command, through a real client."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from lsp_support import (
+    CONFIG, FIXED_200, FIXTURES, as_dict, initialize, open_doc, request, shutdown, wait_published,
+)
+
+DATABASE = FIXTURES / "database.md"
+TD = types.TextDocumentIdentifier
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+async def opened(client: LanguageClient, settings: dict = FIXED_200, text: str | None = None,
+                 uri: str | None = None, **caps) -> tuple[str, str]:
+    await initialize(client, init_options={"settings": settings}, **caps)
+    uri = uri or DATABASE.as_uri()
+    text = DATABASE.read_text() if text is None else text
+    open_doc(client, uri, text)
+    await wait_published(client, uri, version=1)
+    return uri, text
+
+
+def offsets(doc: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(doc):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def pos_to_offset(text: str, pos: types.Position) -> int:
+    # the fixture is ASCII: characters are code points
+    return offsets(text)[pos.line] + pos.character
+
+
+async def test_code_lens_per_chunk(client: LanguageClient):
+    uri, text = await opened(client)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=TD(uri)))
+    chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
+    assert len(lenses) == len(chunks) == 4  # 695 characters in chunks of 200
+    for i, (lens, chunk) in enumerate(zip(lenses, chunks)):
+        assert lens.range.start == lens.range.end
+        assert pos_to_offset(text, lens.range.start) == chunk["startOffset"] == 200 * i
+        title = lens.command.title
+        assert title.startswith(f"Chunk {i + 1}/4 · {chunk['tokens']} chars")
+        assert lens.command.command == "chunkseam.showChunk"
+        assert list(lens.command.arguments) == [uri, i]
+        if chunk["issues"]:
+            assert re.search(r"· \d+ issues?$", title), title
+    # the heading path of the chunk: the headings enclosing its start
+    assert "Setting Up the Database" in lenses[0].command.title
+    assert "Setting Up the Database › Creating the Schema" in lenses[2].command.title
+    assert any(c["issues"] for c in chunks), "the fixture has broken cuts at 200 characters"
+
+
+async def test_code_lens_shows_overlap(client: LanguageClient):
+    uri, text = await opened(client, dict(FIXED_200, overlap=50))
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=TD(uri)))
+    assert "overlaps previous" not in lenses[0].command.title
+    assert "· overlaps previous by 50 chars" in lenses[1].command.title
+    chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
+    assert chunks[0]["overlapRange"] is None
+    assert chunks[1]["overlapPrevious"] == 50
+    r = chunks[1]["overlapRange"]
+    assert pos_to_offset(text, types.Position(**r["start"])) == 150
+    assert pos_to_offset(text, types.Position(**r["end"])) == 200
+
+
+async def test_show_chunk_command_returns_text_and_metadata(client: LanguageClient):
+    uri, text = await opened(client)
+    shown = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="chunkseam.showChunk", arguments=[uri, 1]))
+    assert shown["text"] == text[200:400]
+    assert shown["index"] == 1 and shown["count"] == 4 and shown["tokens"] == 200
+    assert shown["uri"] == uri and shown["version"] == 1
+    assert shown["headingPath"] == ["Setting Up the Database"]
+    assert shown["range"]["start"] == {"line": 4, "character": 33}
+    assert isinstance(shown["issueList"], list)
+    with pytest.raises(Exception, match="no chunk"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="chunkseam.showChunk", arguments=[uri, 99]))
+
+
+async def test_hover_previews_the_chunk(client: LanguageClient):
+    uri, text = await opened(client)
+    # line 18 is "uv run alembic upgrade head", inside chunk 3 (offsets 400-600)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=TD(uri), position=types.Position(18, 3)))
+    assert hover is not None and hover.contents.kind == types.MarkupKind.Markdown
+    value = hover.contents.value
+    assert "**Chunk 3/4**" in value and "200 chars" in value
+    assert "Setting Up the Database › Creating the Schema" in value
+    assert "```markdown\n" + text[400:600] + "\n```" in value
+    assert "previous: chunk 2 ends" in value and "next: chunk 4 starts" in value
+    assert pos_to_offset(text, hover.range.start) == 400 and pos_to_offset(text, hover.range.end) == 600
+
+
+async def test_hover_in_an_overlap_shows_both_chunks(client: LanguageClient):
+    uri, text = await opened(client, dict(FIXED_200, overlap=50))
+    # chunk 2 starts at 150, chunk 1 ends at 200: offset 170 is in both
+    line = text.count("\n", 0, 170)
+    col = 170 - (text.rfind("\n", 0, 170) + 1)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=TD(uri), position=types.Position(line, col)))
+    assert "**Chunk 1/" in hover.contents.value and "**Chunk 2/" in hover.contents.value
+
+
+async def test_hover_truncates_a_huge_chunk_but_keeps_both_ends(client: LanguageClient):
+    body = "\n".join(f"Line {i} of a long section that goes on." for i in range(400))
+    text = "# Big\n\n" + body + "\n"
+    uri, _ = await opened(client, {"chunker": "fixed", "unit": "chars", "size": 100000},
+                          text=text, uri="untitled:/big.md")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=TD(uri), position=types.Position(200, 0)))
+    value = hover.contents.value
+    assert "characters not shown" in value
+    assert "# Big" in value and "Line 399 of a long section that goes on." in value
+    assert len(value) < 6000
+
+
+async def test_hover_plaintext_client(client: LanguageClient):
+    uri, text = await opened(client, markdown=False)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=TD(uri), position=types.Position(0, 3)))
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    assert "Chunk 1/4" in hover.contents.value
+
+
+async def test_hover_on_a_diagnostic_shows_the_rule_doc(client: LanguageClient):
+    uri, text = await opened(client)
+    diags = client.diagnostics[uri]
+    d = next(d for d in diags if d.code == "CS002")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=TD(uri), position=d.range.start))
+    value = hover.contents.value
+    assert value.startswith("### CS002 mid-sentence")
+    from chunkseam.checks.registry import RULES
+
+    rule_doc = RULES["CS002"].doc
+    assert "Default severity: **warning**" in rule_doc and "Default severity: **warning**" in value
+    assert "#### What it does" in value  # the doc's headings are made smaller
+    assert "**Chunk" in value  # the chunk preview follows the rule
+
+
+async def test_document_symbols_and_folding(client: LanguageClient):
+    uri, text = await opened(client)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=TD(uri)))
+    chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
+    assert [s.name for s in symbols] == [
+        "Chunk 1 · Setting Up the Database",
+        "Chunk 2 · Setting Up the Database",
+        "Chunk 3 · Setting Up the Database › Creating the Schema",
+        "Chunk 4 · Setting Up the Database › Connection Strings",
+    ]
+    for s, c in zip(symbols, chunks):
+        assert isinstance(s, types.DocumentSymbol)
+        assert pos_to_offset(text, s.range.start) == c["startOffset"]
+        assert pos_to_offset(text, s.range.end) == c["endOffset"]
+        assert s.selection_range.start == s.range.start
+    folds = await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=TD(uri)))
+    assert [(f.start_line, f.end_line) for f in folds] == [
+        (c["startLine"], c["endLine"]) for c in chunks if c["endLine"] > c["startLine"]]
+
+
+async def test_flat_symbols_for_clients_without_hierarchy(client: LanguageClient):
+    uri, text = await opened(client, hierarchical=False)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=TD(uri)))
+    assert len(symbols) == 4
+    assert all(isinstance(s, types.SymbolInformation) for s in symbols)
+    assert symbols[2].name == "Chunk 3 · Setting Up the Database › Creating the Schema"
+    assert symbols[2].location.uri == uri
+
+
+async def test_chunks_and_stats_requests(client: LanguageClient):
+    uri, text = await opened(client)
+    answer = as_dict(await request(client, "chunkseam/chunks", uri))
+    assert answer["uri"] == uri and answer["version"] == 1 and answer["chunker"] == "fixed"
+    assert answer["unit"] == "chars" and answer["size"] == 200
+    chunks = answer["chunks"]
+    assert "".join(text[c["startOffset"]:c["endOffset"]] for c in chunks) == text
+    for c in chunks:
+        r = c["range"]
+        assert pos_to_offset(text, types.Position(**r["start"])) == c["startOffset"]
+        assert pos_to_offset(text, types.Position(**r["end"])) == c["endOffset"]
+    stats = as_dict(await request(client, "chunkseam/stats", uri))
+    assert stats["chunks"] == 4
+    assert stats["issues"] == len(client.diagnostics[uri])
+    assert sum(stats["perRule"].values()) == stats["issues"]
+    # a chunk's issue count covers both sides of its cuts; the rate counts the
+    # chunks the validator holds responsible
+    assert 0 < stats["chunksWithIssues"] <= sum(1 for c in chunks if c["issues"])
+    assert 0 < stats["rate"] <= 1 and stats["rate"] == stats["chunksWithIssues"] / 4
