@@ -1,0 +1,662 @@
+#!/usr/bin/env node
+// End-to-end test of the chunkseam extension in the real VS Code workbench:
+// code-server (VS Code 1.100 served locally) driven by Debian's headless
+// Chromium through playwright-core.
+//
+//   node e2e/run-e2e.mjs --vsix chunkseam-0.1.0.vsix --python /path/to/python \
+//        [--code-server-dir DIR] [--artifacts DIR] [--keep]
+//
+// --python is an interpreter that has chunkseam installed (the server runs as
+// `python -m chunkseam server`); --code-server-dir is what
+// scripts/install-code-server.sh printed. Every check is reported; the last
+// line is "N passed, N failed" and the exit code is 1 if any check failed.
+// Screenshots go to the artifacts directory (default ../test-artifacts/vscode).
+
+import { execFileSync, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extRoot = path.resolve(here, "..");
+const repoRoot = path.resolve(extRoot, "..");
+
+const { values: opts } = parseArgs({
+  options: {
+    vsix: { type: "string" },
+    python: { type: "string", default: process.env.CHUNKSEAM_PYTHON },
+    "code-server-dir": { type: "string", default: process.env.CHUNKSEAM_E2E_CACHE },
+    artifacts: { type: "string", default: path.join(repoRoot, "test-artifacts", "vscode") },
+    chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
+    keep: { type: "boolean", default: false },
+    // copy the README screenshots to media/ (after looking at them)
+    "update-media": { type: "boolean", default: false },
+    timeout: { type: "string", default: "30000" },
+    theme: { type: "string", default: "Default Dark Modern" },
+  },
+});
+
+const pkg = JSON.parse(fs.readFileSync(path.join(extRoot, "package.json"), "utf8"));
+const vsix = path.resolve(opts.vsix ?? path.join(extRoot, `chunkseam-${pkg.version}.vsix`));
+const csDir = opts["code-server-dir"] ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "chunkseam", "e2e");
+const codeServer = path.join(csDir, "node_modules", ".bin", "code-server");
+const WAIT = Number(opts.timeout);
+const artifacts = path.resolve(opts.artifacts);
+
+function fatal(message) {
+  console.error(`e2e: ${message}`);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+
+if (!opts.python) {
+  fatal("--python (an interpreter with chunkseam installed) is required");
+}
+for (const [what, file] of [
+  ["the .vsix", vsix],
+  ["code-server (run scripts/install-code-server.sh)", codeServer],
+  ["chromium", opts.chromium],
+]) {
+  if (!fs.existsSync(file)) {
+    fatal(`${what} not found at ${file}`);
+  }
+}
+
+const requireFromCache = createRequire(path.join(csDir, "package.json"));
+const { chromium } = requireFromCache("playwright-core");
+
+const t0 = Date.now();
+const log = (msg) => console.error(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
+
+// -- temp dirs, workspace, settings ------------------------------------------------------------
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "chunkseam-e2e-"));
+const dirs = Object.fromEntries(
+  ["home", "user-data", "extensions", "browser", "workspace", "xdg-config", "xdg-data", "xdg-cache", "xdg-state"].map((d) => {
+    const p = path.join(tmp, d);
+    fs.mkdirSync(p, { recursive: true });
+    return [d, p];
+  }),
+);
+fs.mkdirSync(artifacts, { recursive: true });
+const workspace = dirs.workspace;
+fs.copyFileSync(path.join(here, "fixture", "guide.md"), path.join(workspace, "guide.md"));
+fs.mkdirSync(path.join(workspace, ".vscode"));
+
+const settings = {
+  // the extension under test (chunkseam.interpreter is machine-scoped: see below)
+  "chunkseam.chunker": "recursive",
+  "chunkseam.size": 44,
+  "chunkseam.ignore": ["CS104"],
+  "chunkseam.unit": "tokens",
+  "chunkseam.debounceMs": 100,
+  "chunkseam.trace.server": "messages",
+  // a quiet, deterministic workbench
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "workbench.colorTheme": opts.theme,
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false,
+  "extensions.ignoreRecommendations": true,
+  "git.enabled": false,
+  "chat.commandCenter.enabled": false,
+  "chat.disableAIFeatures": true,
+  "editor.minimap.enabled": false,
+  "editor.codeLens": true,
+  "editor.hover.delay": 200,
+  "editor.fontSize": 14,
+  "editor.wordWrap": "on",
+  "markdown.validate.enabled": false,
+  "window.commandCenter": false,
+  "workbench.layoutControl.enabled": false,
+};
+fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
+fs.writeFileSync(path.join(dirs["user-data"], "User", "settings.json"), JSON.stringify(settings, null, 2));
+// Machine-scoped settings (the server's interpreter) belong in the remote
+// machine's settings: in a remote window VS Code ignores the user's value of a
+// machine-overridable setting once the configuration reloads.
+fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
+fs.writeFileSync(
+  path.join(dirs["user-data"], "Machine", "settings.json"),
+  JSON.stringify({ "chunkseam.interpreter": opts.python }, null, 2),
+);
+
+const env = {
+  ...process.env,
+  HOME: dirs.home,
+  XDG_CONFIG_HOME: dirs["xdg-config"],
+  XDG_DATA_HOME: dirs["xdg-data"],
+  XDG_CACHE_HOME: dirs["xdg-cache"],
+  XDG_STATE_HOME: dirs["xdg-state"],
+  EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: "http://127.0.0.1:9/gallery", itemUrl: "http://127.0.0.1:9/item" }),
+  VSCODE_CLI_DISABLE_KEYCHAIN_ENCRYPT: "1",
+};
+delete env.VSCODE_IPC_HOOK_CLI;
+delete env.VSCODE_NLS_CONFIG;
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// -- checks --------------------------------------------------------------------------------------
+const results = [];
+let page;
+let shotNo = 0;
+/** name -> file of the screenshots taken. */
+const shots = new Map();
+/** Screenshots used by the README: artifact name -> media file. */
+const MEDIA = { editor: "editor.png", hover: "hover.png" };
+
+async function screenshot(name) {
+  if (!page) {
+    return undefined;
+  }
+  const file = path.join(artifacts, `${String(++shotNo).padStart(2, "0")}-${name}.png`);
+  try {
+    await page.screenshot({ path: file });
+    shots.set(name, file);
+    return file;
+  } catch (e) {
+    log(`screenshot ${name} failed: ${e.message}`);
+    return undefined;
+  }
+}
+
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name}${detail ? `: ${detail}` : ""} (${Date.now() - started} ms)`);
+    return true;
+  } catch (e) {
+    results.push({ name, ok: false, error: e });
+    log(`FAIL ${name}: ${e && e.message ? e.message.split("\n")[0] : String(e)}`);
+    await screenshot(`FAILED-${name.replace(/[^a-z0-9]+/gi, "-")}`);
+    return false;
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) {
+    throw new Error(message);
+  }
+}
+
+/** Poll `fn` (in Node) until it returns a truthy value or the time runs out. */
+async function waitFor(what, fn, timeout = WAIT, every = 200) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) {
+        return last;
+      }
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}${last instanceof Error ? ` (${last.message})` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+/** Text of every element matching `selector`. */
+function texts(selector) {
+  return page.$$eval(selector, (els) => els.map((e) => e.textContent || ""));
+}
+
+/** Focus the guide.md editor (click into its text) and go to the top. */
+async function focusEditor() {
+  const line = page.locator(".editor-instance .monaco-editor .view-line").first();
+  const box = await line.boundingBox();
+  assert(box, "no editor line on screen");
+  await page.mouse.click(box.x + 2, box.y + box.height / 2);
+  await page.keyboard.press("Control+Home");
+}
+
+/** Close the editor tab whose title contains `title`. */
+async function closeTab(title) {
+  const tab = page.locator(".tabs-container .tab", { hasText: title }).first();
+  if ((await tab.count()) === 0) {
+    return;
+  }
+  await tab.click();
+  await tab.locator(".tab-actions .action-label").first().click();
+  await waitFor(`tab "${title}" closed`, async () => (await page.locator(".tabs-container .tab", { hasText: title }).count()) === 0, 10_000);
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: WAIT });
+  await input.fill(`>${title}`);
+  await page.waitForTimeout(300);
+  await page.keyboard.press("Enter");
+}
+
+// -- run -------------------------------------------------------------------------------------------
+let server;
+let context;
+try {
+  log(`installing ${path.basename(vsix)} into a fresh code-server`);
+  execFileSync(
+    codeServer,
+    ["--install-extension", vsix, "--extensions-dir", dirs.extensions, "--user-data-dir", dirs["user-data"], "--force"],
+    { env, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 },
+  );
+  const installed = fs.readdirSync(dirs.extensions).filter((d) => d.startsWith("chunkseam."));
+  assert(installed.length === 1, `extension not installed: ${fs.readdirSync(dirs.extensions).join(", ")}`);
+
+  const port = await freePort();
+  const config = path.join(tmp, "code-server.yaml");
+  fs.writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const serverLog = fs.openSync(path.join(artifacts, "code-server.log"), "w");
+  server = spawn(
+    codeServer,
+    [
+      "--config", config,
+      "--user-data-dir", dirs["user-data"],
+      "--extensions-dir", dirs.extensions,
+      "--auth", "none",
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", serverLog, serverLog] },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor("code-server /healthz", async () => (await fetch(`${base}/healthz`)).ok, 60_000, 250);
+  log(`code-server is up on ${base}`);
+
+  context = await chromium.launchPersistentContext(dirs.browser, {
+    executablePath: opts.chromium,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (["127.0.0.1", "localhost"].includes(url.hostname) || url.protocol === "data:" || url.protocol === "blob:") {
+      return route.continue();
+    }
+    return route.abort();
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  log("workbench loaded");
+
+  await check("open guide.md from the explorer", async () => {
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "guide.md" });
+    await row.first().waitFor({ timeout: WAIT });
+    await row.first().click();
+    await page.locator(".monaco-editor .view-lines", { hasText: "Deploying the service" }).first().waitFor({ timeout: WAIT });
+  });
+
+  await check("squiggles under the bad cuts", async () => {
+    const n = await waitFor("squiggles", async () => {
+      const count = await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count();
+      return count > 0 ? count : 0;
+    });
+    return `${n} squiggles`;
+  });
+
+  await check("code lenses with the chunk's token count", async () => {
+    const lenses = await waitFor("code lenses", async () => {
+      const t = await texts(".monaco-editor .codelens-decoration");
+      return t.some((x) => /Chunk 1\/\d+ · \d+ tokens?/.test(x)) ? t : undefined;
+    });
+    return lenses.filter(Boolean).slice(0, 2).join(" | ");
+  });
+
+  const bandInfo = () =>
+    page.evaluate(() => {
+      const editor = document.querySelector(".monaco-editor");
+      if (!editor) {
+        return { bands: 0, labels: 0 };
+      }
+      // Bands: range decorations in the view overlays with a background colour.
+      let bands = 0;
+      for (const el of editor.querySelectorAll(".view-overlays .cdr, .view-overlays [class*='ced-']")) {
+        const bg = getComputedStyle(el).backgroundColor;
+        if (bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") {
+          bands++;
+        }
+      }
+      // Cut labels: text injected before each cut, "⧉N".
+      let labels = 0;
+      for (const el of editor.querySelectorAll(".view-lines span")) {
+        const before = getComputedStyle(el, "::before").content;
+        if ((el.children.length === 0 && (el.textContent || "").startsWith("⧉")) || (before && before.includes("⧉"))) {
+          labels++;
+        }
+      }
+      return { bands, labels };
+    });
+
+  await check("chunk bands painted", async () => {
+    const info = await waitFor("band decorations", async () => {
+      const r = await bandInfo();
+      return r.bands > 0 && r.labels > 0 ? r : undefined;
+    });
+    return `${info.bands} band pieces, ${info.labels} cut labels`;
+  });
+
+  const statusText = async () => (await texts(".statusbar .statusbar-item")).find((x) => /⧉ \d+ chunks? · \d+ broken \(\d+%\)/.test(x));
+  let brokenBefore = -1;
+  await check("status bar shows the chunk count and broken rate", async () => {
+    const text = await waitFor("status bar item with broken chunks", async () => {
+      const t = await statusText();
+      return t && !/ 0 broken/.test(t) ? t : undefined;
+    });
+    brokenBefore = Number(/(\d+) broken/.exec(text)[1]);
+    return text.trim();
+  });
+
+  await screenshot("editor");
+
+  await check("Problems panel lists the rule codes", async () => {
+    await focusEditor();
+    await page.keyboard.press("Control+Shift+M");
+    const rows = await waitFor("Problems rows for CS002 and CS003", async () => {
+      const t = await texts(".markers-panel .monaco-list-row");
+      return t.some((x) => x.includes("CS002")) && t.some((x) => x.includes("CS003")) ? t : undefined;
+    });
+    const codes = [...new Set(rows.join(" ").match(/CS\d{3}/g))].sort();
+    return `${rows.length} rows: ${codes.join(", ")}`;
+  });
+  await screenshot("problems");
+
+  await check("hover on a squiggle previews the chunk", async () => {
+    const squiggle = page.locator(".monaco-editor .squiggly-warning").first();
+    const box = await squiggle.boundingBox();
+    assert(box, "no squiggle to hover");
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - 4);
+    const hover = page.locator(".monaco-hover:visible", { hasText: "Chunk" });
+    await hover.first().waitFor({ timeout: WAIT });
+    const text = await hover.first().textContent();
+    assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
+    assert(/CS00\d/.test(text) || /mid-sentence|split/i.test(text), `hover without the issue: ${text.slice(0, 200)}`);
+    return text.replace(/\s+/g, " ").slice(0, 100);
+  });
+  await screenshot("hover");
+  await page.keyboard.press("Escape");
+  await page.mouse.move(5, 5);
+
+  await check("clicking a code lens shows the chunk beside the editor", async () => {
+    const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: "Chunk 2/" }).first();
+    await lens.click();
+    const tab = page.locator(".tabs-container .tab", { hasText: "chunk 2 of" }).first();
+    await tab.waitFor({ timeout: WAIT });
+    const editors = page.locator(".editor-instance .monaco-editor");
+    await waitFor("two editors side by side", async () => (await editors.count()) >= 2);
+    return (await tab.textContent()).trim();
+  });
+  await screenshot("show-chunk");
+  await closeTab("chunk 2 of");
+
+  await check("preview command opens the chunk preview", async () => {
+    await focusEditor();
+    await runCommand("chunkseam: Preview Chunks of This Document");
+    const frame = await waitFor("preview webview", async () => {
+      for (const f of page.frames()) {
+        const n = await f.locator("section.chunk").count().catch(() => 0);
+        if (n > 0) {
+          return f;
+        }
+      }
+      return undefined;
+    });
+    const n = await frame.locator("section.chunk").count();
+    const broken = await frame.locator("section.chunk.broken").count();
+    assert(broken > 0, "no broken chunk in the preview");
+    return `${n} chunk sections, ${broken} broken`;
+  });
+  await screenshot("preview");
+  await closeTab("Chunks: guide.md");
+
+  await check("compare strategies: quick pick, then the side-by-side report", async () => {
+    await focusEditor();
+    await runCommand("chunkseam: Compare Chunking Strategies");
+    const picks = page.locator(".quick-input-widget .monaco-list-row");
+    await waitFor("the strategy quick pick", async () => (await picks.count()) >= 4);
+    const labels = (await picks.allTextContents()).join(" ");
+    assert(/fixed/.test(labels) && /recursive/.test(labels), `quick pick: ${labels.slice(0, 200)}`);
+    await page.keyboard.press("Enter"); // the pre-selected strategies for Markdown
+    const frame = await waitFor("compare webview", async () => {
+      for (const f of page.frames()) {
+        if ((await f.locator(".cs-compare, .cs-col").count().catch(() => 0)) > 0) {
+          return f;
+        }
+      }
+      return undefined;
+    }, 60_000);
+    const columns = await frame.locator("h2").allTextContents();
+    return columns.join(", ");
+  });
+  await screenshot("compare");
+  await closeTab("Compare: guide.md");
+
+  await check("toggle chunk bands off and on", async () => {
+    await focusEditor();
+    await runCommand("chunkseam: Toggle Chunk Bands");
+    await waitFor("bands cleared", async () => (await bandInfo()).labels === 0);
+    await runCommand("chunkseam: Toggle Chunk Bands");
+    const info = await waitFor("bands back", async () => {
+      const r = await bandInfo();
+      return r.labels > 0 ? r : undefined;
+    });
+    return `${info.labels} cut labels again`;
+  });
+
+  await check('quick fix "Insert paragraph break" removes the mid-sentence diagnostic', async () => {
+    const problemRows = async () => texts(".markers-panel .monaco-list-row");
+    const before = (await problemRows()).filter((x) => x.includes("CS002")).length;
+    assert(before > 0, "no CS002 row before the fix");
+    // Put the cursor on the mid-sentence squiggle and open the quick fixes.
+    const warn = page.locator(".monaco-editor .squiggly-warning");
+    let target;
+    for (let i = 0; i < (await warn.count()); i++) {
+      const box = await warn.nth(i).boundingBox();
+      if (box) {
+        target = box;
+        break;
+      }
+    }
+    assert(target, "no warning squiggle on screen");
+    await page.mouse.click(target.x + Math.min(4, target.width / 2), target.y + target.height / 2 - 4);
+    await page.keyboard.press("Control+.");
+    const item = page.locator(".action-widget .monaco-list-row", { hasText: "Insert paragraph break" }).first();
+    await item.waitFor({ timeout: WAIT });
+    await screenshot("quick-fix-menu");
+    // Move the selection to the action and apply it with Enter (as a person would).
+    const rows = page.locator(".action-widget .monaco-list-row");
+    for (let i = 0; i < 10; i++) {
+      const focused = await rows.evaluateAll((els) => {
+        const f = els.find((e) => e.classList.contains("focused"));
+        return f ? f.textContent || "" : "";
+      });
+      if (focused.includes("Insert paragraph break")) {
+        break;
+      }
+      await page.keyboard.press("ArrowDown");
+    }
+    await page.keyboard.press("Enter");
+    await waitFor("the CS002 row to go", async () => (await problemRows()).filter((x) => x.includes("CS002")).length < before);
+    const after = await waitFor("status bar updated", async () => {
+      const t = await statusText();
+      const m = t && /(\d+) broken/.exec(t);
+      return m && Number(m[1]) < brokenBefore ? t : undefined;
+    });
+    // The lenses follow the edit: chunk 2 now ends at the paragraph break, without an issue.
+    const lens = await waitFor("the lens of chunk 2 to lose its issue", async () => {
+      const t = await texts(".monaco-editor .codelens-decoration");
+      const l = t.join(" | ").split(" | ").find((x) => x.startsWith("Chunk 2/"));
+      return l && !l.includes("issue") ? l : undefined;
+    });
+    return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;
+  });
+  await screenshot("after-quick-fix");
+
+  // -- bad input: the server is restarted when its settings change ------------------------------
+  // Workspace settings (.vscode/settings.json) override the user's; the
+  // workspace folder is watched, so VS Code sees each write.
+  const workspaceSettings = path.join(workspace, ".vscode", "settings.json");
+  const setSettings = (changes) => {
+    const current = fs.existsSync(workspaceSettings) ? JSON.parse(fs.readFileSync(workspaceSettings, "utf8")) : {};
+    const merged = { ...current, ...changes };
+    const kept = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null));
+    fs.writeFileSync(workspaceSettings, JSON.stringify(kept, null, 2));
+  };
+  const toasts = () => texts(".notifications-toasts .notification-toast");
+  const clearToasts = async () => {
+    await runCommand("Notifications: Clear All Notifications");
+    await waitFor("no toasts", async () => (await toasts()).length === 0, 10_000).catch(() => undefined);
+  };
+  const wrapper = (name, pythonCode) => {
+    const file = path.join(tmp, name);
+    fs.writeFileSync(file, `#!/bin/sh\nexec "${opts.python}" -c '${pythonCode}' "$@"\n`);
+    fs.chmodSync(file, 0o755);
+    return file;
+  };
+
+  await check("a Python without chunkseam: one notification with install instructions", async () => {
+    const venv = path.join(tmp, "empty-venv");
+    execFileSync(opts.python, ["-m", "venv", "--without-pip", venv], { env: { ...env, PYTHONPATH: "" } });
+    await clearToasts();
+    setSettings({ "chunkseam.interpreter": path.join(venv, "bin", "python") });
+    const toast = await waitFor("the not-installed notification", async () => (await toasts()).find((t) => t.includes("chunkseam is not installed")));
+    const buttons = await texts(".notifications-toasts .notification-toast .monaco-button");
+    assert(buttons.some((b) => b.includes("Install Instructions")), `buttons: ${buttons.join(", ")}`);
+    await screenshot("no-chunkseam");
+    return toast.replace(/\s+/g, " ").slice(0, 140);
+  });
+
+  await check("a server that is too old: a message naming both versions", async () => {
+    await clearToasts();
+    const old = wrapper(
+      "old-chunkseam",
+      "import sys, chunkseam; chunkseam.__version__ = \"0.0.1\"; from chunkseam.lsp import main; sys.exit(main(sys.argv[1:]))",
+    );
+    setSettings({ "chunkseam.interpreter": null, "chunkseam.server.path": old });
+    const toast = await waitFor("the too-old notification", async () => (await toasts()).find((t) => t.includes("too old")));
+    assert(toast.includes("0.0.1") && toast.includes(pkg.version), toast);
+    return toast.replace(/\s+/g, " ").slice(0, 140);
+  });
+
+  await check("a server that keeps crashing: bounded restarts, then one message", async () => {
+    await clearToasts();
+    const crashing = path.join(tmp, "crashing-chunkseam");
+    fs.writeFileSync(crashing, `#!/bin/sh\nexec "${opts.python}" "${path.join(here, "crash-after-open.py")}" "$@"\n`);
+    fs.chmodSync(crashing, 0o755);
+    setSettings({ "chunkseam.server.path": crashing });
+    const toast = await waitFor("the crash notification", async () => (await toasts()).find((t) => t.includes("crashed")), 60_000);
+    await page.waitForTimeout(2500);
+    const crashToasts = (await toasts()).filter((t) => t.includes("crashed"));
+    assert(crashToasts.length === 1, `${crashToasts.length} crash notifications`);
+    return toast.replace(/\s+/g, " ").slice(0, 140);
+  });
+
+  await check("back to a good server: restarted on the setting change, squiggles again", async () => {
+    await clearToasts();
+    setSettings({ "chunkseam.server.path": null, "chunkseam.interpreter": null });
+    const n = await waitFor("squiggles after the restart", async () => {
+      const t = await statusText();
+      const count = await page.locator(".monaco-editor .squiggly-error").count();
+      return t && count > 0 ? count : 0;
+    });
+    return `${n} error squiggles`;
+  });
+
+  await check("the Restart Server command", async () => {
+    // The extension's output channel is a log file of the workbench.
+    const starts = () => {
+      const found = [];
+      const walk = (d) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) {
+            walk(p);
+          } else if (e.name === "chunkseam.log") {
+            found.push(p);
+          }
+        }
+      };
+      walk(path.join(dirs["user-data"], "logs"));
+      const running = /chunkseam server \S+ is running\./g;
+      return found.map((f) => (fs.readFileSync(f, "utf8").match(running) ?? []).length).reduce((a, b) => a + b, 0);
+    };
+    const before = starts();
+    await focusEditor();
+    await runCommand("chunkseam: Restart Server");
+    await waitFor("a new server to report running", async () => starts() > before);
+    const text = await waitFor("the status bar after the restart", statusText);
+    return text.trim();
+  });
+
+} catch (e) {
+  results.push({ name: "harness", ok: false, error: e });
+  log(`harness error: ${e && e.stack ? e.stack : String(e)}`);
+  await screenshot("FAILED-harness");
+} finally {
+  if (context) {
+    await context.close().catch(() => undefined);
+  }
+  if (server && server.pid) {
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  if (!opts.keep) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  } else {
+    log(`kept ${tmp}`);
+  }
+}
+
+if (opts["update-media"]) {
+  for (const [name, media] of Object.entries(MEDIA)) {
+    if (shots.has(name)) {
+      fs.copyFileSync(shots.get(name), path.join(extRoot, "media", media));
+      log(`media/${media} <- ${path.basename(shots.get(name))}`);
+    }
+  }
+}
+
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+log(`finished in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots in ${artifacts}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

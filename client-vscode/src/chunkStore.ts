@@ -1,0 +1,217 @@
+/**
+ * The chunks and statistics of open documents, fetched from the server with
+ * `chunkseam/chunks` and `chunkseam/stats`, refreshed after edits and after
+ * the server publishes new diagnostics. Bands, the status bar and the
+ * preview all read from here.
+ */
+
+import * as vscode from "vscode";
+
+import { CHUNKS_REQUEST, ChunksResult, STATS_REQUEST, StatsResult, parseChunksResult, parseStatsResult } from "./protocol";
+import { DOCUMENT_SELECTOR, ServerManager } from "./server";
+
+export interface DocumentChunks {
+  uri: string;
+  /** Document version the chunks belong to. */
+  version: number;
+  result: ChunksResult;
+  stats: StatsResult;
+  /** True when the stats were computed here because the server has no `chunkseam/stats`. */
+  statsFromChunks: boolean;
+}
+
+export function isChunkseamDocument(doc: vscode.TextDocument): boolean {
+  return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
+}
+
+/** Statistics from the chunks and diagnostics, when the server does not answer `chunkseam/stats`. */
+export function statsFromChunks(result: ChunksResult, diagnostics: readonly vscode.Diagnostic[]): StatsResult {
+  const perRule: Record<string, number> = {};
+  for (const d of diagnostics) {
+    const code = typeof d.code === "object" ? String(d.code.value) : String(d.code ?? "");
+    if (d.source === "chunkseam" && code) {
+      perRule[code] = (perRule[code] ?? 0) + 1;
+    }
+  }
+  const broken = result.chunks.filter((c) => c.issues > 0).length;
+  return { chunks: result.chunks.length, chunks_with_issues: broken, rate: result.chunks.length ? broken / result.chunks.length : 0, per_rule: perRule };
+}
+
+export class ChunkStore implements vscode.Disposable {
+  private readonly cache = new Map<string, DocumentChunks>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inflight = new Map<string, vscode.CancellationTokenSource>();
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private statsUnsupported = false;
+
+  /** Fires with a document's URI when its chunks changed (or were cleared). */
+  readonly onDidChange = this.emitter.event;
+
+  constructor(private readonly server: ServerManager) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0 && isChunkseamDocument(e.document)) {
+          this.schedule(e.document, this.editDelay());
+        }
+      }),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.forget(doc.uri)),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        for (const uri of e.uris) {
+          const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+          if (doc && isChunkseamDocument(doc)) {
+            this.schedule(doc, 30);
+          }
+        }
+      }),
+      server.onDidChangeStatus((status) => {
+        if (status === "running") {
+          this.statsUnsupported = false;
+          // A moment's delay: the client opens the documents on the server
+          // right after it reports running.
+          for (const editor of vscode.window.visibleTextEditors) {
+            if (isChunkseamDocument(editor.document)) {
+              this.schedule(editor.document, 150);
+            }
+          }
+        } else if (status !== "starting") {
+          this.clearAll();
+        }
+      }),
+    );
+  }
+
+  /** Refresh a little after the server's debounce, so the new analysis is ready. */
+  private editDelay(): number {
+    const debounce = vscode.workspace.getConfiguration("chunkseam").get<number>("debounceMs", 300);
+    return Math.max(0, debounce) + 150;
+  }
+
+  get(uri: vscode.Uri): DocumentChunks | undefined {
+    return this.cache.get(uri.toString());
+  }
+
+  /** The chunks of `doc`, fetching them if needed (undefined when the server is not running). */
+  async ensure(doc: vscode.TextDocument): Promise<DocumentChunks | undefined> {
+    const cached = this.cache.get(doc.uri.toString());
+    if (cached && cached.version === doc.version) {
+      return cached;
+    }
+    return this.fetch(doc);
+  }
+
+  schedule(doc: vscode.TextDocument, delayMs: number): void {
+    const key = doc.uri.toString();
+    const old = this.timers.get(key);
+    if (old) {
+      clearTimeout(old);
+    }
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        void this.fetch(doc);
+      }, delayMs),
+    );
+  }
+
+  private async fetch(doc: vscode.TextDocument, attempt = 0): Promise<DocumentChunks | undefined> {
+    const key = doc.uri.toString();
+    if (!this.server.running || doc.isClosed) {
+      return undefined;
+    }
+    this.inflight.get(key)?.cancel();
+    const cts = new vscode.CancellationTokenSource();
+    this.inflight.set(key, cts);
+    const version = doc.version;
+    const params = { textDocument: { uri: this.server.running.code2ProtocolConverter.asUri(doc.uri) } };
+    try {
+      const raw = await this.server.sendRequest<unknown>(CHUNKS_REQUEST, params, cts.token);
+      if (cts.token.isCancellationRequested || raw === undefined) {
+        return undefined;
+      }
+      const result = parseChunksResult(raw);
+      if (doc.version !== version || (result.version !== null && result.version !== doc.version)) {
+        // The server answered for another version: ask again soon (bounded).
+        if (attempt < 5) {
+          await new Promise((r) => setTimeout(r, 150));
+          return this.fetch(doc, attempt + 1);
+        }
+        return undefined;
+      }
+      let stats: StatsResult | undefined;
+      let fromChunks = false;
+      if (!this.statsUnsupported) {
+        try {
+          stats = parseStatsResult(await this.server.sendRequest<unknown>(STATS_REQUEST, params, cts.token));
+        } catch (e) {
+          if (isMethodNotFound(e)) {
+            this.statsUnsupported = true;
+          } else {
+            throw e;
+          }
+        }
+      }
+      if (!stats) {
+        stats = statsFromChunks(result, vscode.languages.getDiagnostics(doc.uri));
+        fromChunks = true;
+      }
+      const entry: DocumentChunks = { uri: key, version, result, stats, statsFromChunks: fromChunks };
+      this.cache.set(key, entry);
+      this.emitter.fire(doc.uri);
+      return entry;
+    } catch (e) {
+      if (!cts.token.isCancellationRequested && !isCancelled(e)) {
+        this.server.output.warn(`chunkseam/chunks for ${doc.uri.fsPath || key} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      return undefined;
+    } finally {
+      if (this.inflight.get(key) === cts) {
+        this.inflight.delete(key);
+      }
+      cts.dispose();
+    }
+  }
+
+  private forget(uri: vscode.Uri): void {
+    const key = uri.toString();
+    this.inflight.get(key)?.cancel();
+    const t = this.timers.get(key);
+    if (t) {
+      clearTimeout(t);
+      this.timers.delete(key);
+    }
+    if (this.cache.delete(key)) {
+      this.emitter.fire(uri);
+    }
+  }
+
+  private clearAll(): void {
+    const uris = [...this.cache.keys()];
+    this.cache.clear();
+    for (const u of uris) {
+      this.emitter.fire(vscode.Uri.parse(u));
+    }
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) {
+      clearTimeout(t);
+    }
+    for (const c of this.inflight.values()) {
+      c.cancel();
+    }
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    this.emitter.dispose();
+  }
+}
+
+function isMethodNotFound(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { code?: number }).code === -32601;
+}
+
+function isCancelled(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { code?: number }).code === -32800;
+}

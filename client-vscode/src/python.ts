@@ -1,0 +1,97 @@
+/** The Python side: the Python extension's interpreter, and probing a Python for chunkseam. */
+
+import { execFile } from "node:child_process";
+import { promises as fs, constants as fsConstants } from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+
+import { PROBE_SCRIPT, ProbeResult, classifyProbe } from "./discovery";
+
+/** The subset of the Python extension's API (ms-python.python) used here. */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
+    resolveEnvironment(env: { id: string; path: string } | string): Promise<
+      { executable: { uri?: vscode.Uri } } | undefined
+    >;
+    onDidChangeActiveEnvironmentPath: vscode.Event<unknown>;
+  };
+}
+
+const PYTHON_EXTENSION_ID = "ms-python.python";
+
+async function pythonApi(): Promise<PythonExtensionApi | undefined> {
+  const ext = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION_ID);
+  if (!ext) {
+    return undefined;
+  }
+  const api = ext.isActive ? ext.exports : await ext.activate();
+  return api?.environments ? api : undefined;
+}
+
+export function hasPythonExtension(): boolean {
+  return vscode.extensions.getExtension(PYTHON_EXTENSION_ID) !== undefined;
+}
+
+/** The active interpreter of the Python extension for `resource`, if the extension is installed. */
+export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise<string | undefined> {
+  const api = await pythonApi();
+  if (!api?.environments) {
+    return undefined;
+  }
+  const envPath = api.environments.getActiveEnvironmentPath(resource);
+  const resolved = await api.environments.resolveEnvironment(envPath);
+  return resolved?.executable.uri?.fsPath ?? envPath.path;
+}
+
+/** Subscribe to interpreter changes of the Python extension (no-op when it is absent). */
+export async function onPythonInterpreterChanged(listener: () => void): Promise<vscode.Disposable> {
+  try {
+    const api = await pythonApi();
+    if (api?.environments) {
+      return api.environments.onDidChangeActiveEnvironmentPath(() => listener());
+    }
+  } catch {
+    // The Python extension failed to activate: nothing to listen to.
+  }
+  return new vscode.Disposable(() => undefined);
+}
+
+export function probePython(python: string, cwd?: string): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    execFile(
+      python,
+      ["-c", PROBE_SCRIPT],
+      { timeout: 30_000, cwd, windowsHide: true, env: { ...process.env, PYTHONIOENCODING: "utf-8" } },
+      (error, stdout, stderr) => {
+        const err = error as (NodeJS.ErrnoException & { code?: string | number | null }) | null;
+        resolve(classifyProbe(err ? { code: err.code, message: err.message } : null, String(stdout), String(stderr)));
+      },
+    );
+  });
+}
+
+export async function isExecutable(file: string): Promise<boolean> {
+  try {
+    const st = await fs.stat(file);
+    if (!st.isFile()) {
+      return false;
+    }
+    if (process.platform === "win32") {
+      return true;
+    }
+    await fs.access(file, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Expand `~`, `${userHome}` and `${workspaceFolder}` in a path setting. */
+export function expandPath(value: string): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? "";
+  return value
+    .replace(/^~(?=$|[\\/])/, os.homedir())
+    .replace(/\$\{userHome\}/g, os.homedir())
+    .replace(/\$\{workspaceFolder\}/g, folder);
+}

@@ -1,0 +1,337 @@
+/**
+ * The language client's life: find the server, start it, check its version,
+ * restart it on request, on setting changes and (a bounded number of times)
+ * after a crash.
+ */
+
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  CloseHandlerResult,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ErrorHandlerResult,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+import { INSTALL_URL, ServerCommand, discoverServer } from "./discovery";
+import { expandPath, isExecutable, probePython, pythonExtensionInterpreter } from "./python";
+import { RestartPolicy } from "./restartPolicy";
+import { Inspected, serverSettings } from "./settings";
+import { checkServerVersion } from "./version";
+
+export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["markdown", "python", "plaintext"].flatMap(
+  (language) => [
+    { scheme: "file", language },
+    { scheme: "untitled", language },
+  ],
+);
+
+export type ServerStatus = "stopped" | "starting" | "running" | "unavailable" | "incompatible" | "crashed";
+
+export interface ServerHooks {
+  /** Runs a command of the server, with the client's own handling (see extension.ts). */
+  executeCommand?: (
+    command: string,
+    args: unknown[],
+    next: (command: string, args: unknown[]) => Promise<unknown>,
+  ) => Promise<unknown>;
+}
+
+/** The `chunkseam` settings the server should see, for a scope. */
+export function currentServerSettings(scope?: vscode.ConfigurationScope | null): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("chunkseam", scope);
+  return serverSettings((key) => config.inspect(key) as Inspected | undefined, vscode.workspace.isTrusted);
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private busy: Promise<void> = Promise.resolve();
+  private readonly policy = new RestartPolicy();
+  private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
+  private _status: ServerStatus = "stopped";
+  private gaveUpShown = false;
+  private missingShownFor: string | undefined;
+  private disposables: vscode.Disposable[] = [];
+  /** chunkseam version of the running server. */
+  serverVersion: string | undefined;
+  server: ServerCommand | undefined;
+
+  readonly onDidChangeStatus = this.statusEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly output: vscode.LogOutputChannel,
+    private readonly hooks: ServerHooks = {},
+  ) {}
+
+  get status(): ServerStatus {
+    return this._status;
+  }
+
+  /** The running client, or undefined. */
+  get running(): LanguageClient | undefined {
+    return this.client && this.client.state === State.Running ? this.client : undefined;
+  }
+
+  private setStatus(status: ServerStatus): void {
+    if (status !== this._status) {
+      this._status = status;
+      this.statusEmitter.fire(status);
+    }
+  }
+
+  /** Serialise start/stop/restart so two never interleave. */
+  private queue(work: () => Promise<void>): Promise<void> {
+    this.busy = this.busy.then(work, work).catch((e: unknown) => {
+      this.output.error(`chunkseam: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    });
+    return this.busy;
+  }
+
+  start(): Promise<void> {
+    return this.queue(() => this.doStart());
+  }
+
+  /** Stop, forget past crashes and start again (the restart command, setting changes). */
+  restart(reason: string): Promise<void> {
+    return this.queue(async () => {
+      this.output.info(`Restarting the chunkseam server: ${reason}`);
+      this.policy.reset();
+      this.gaveUpShown = false;
+      this.missingShownFor = undefined;
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.queue(() => this.doStop());
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client) {
+      return;
+    }
+    this.setStatus("starting");
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const config = vscode.workspace.getConfiguration("chunkseam", folder);
+    this.output.info(
+      `Looking for the server: chunkseam.server.path = ${JSON.stringify(config.get("server.path") ?? null)}, ` +
+        `chunkseam.interpreter = ${JSON.stringify(config.get("interpreter") ?? null)}`,
+    );
+    const found = await discoverServer({
+      serverPath: config.get<string | null>("server.path"),
+      interpreter: config.get<string | null>("interpreter"),
+      pythonExtension: () => pythonExtensionInterpreter(folder?.uri),
+      probe: (python) => probePython(python, folder?.uri.fsPath),
+      isExecutable,
+      pathEnv: process.env.PATH ?? "",
+      platform: process.platform,
+      expand: expandPath,
+    });
+    for (const note of found.notes) {
+      this.output.info(note);
+    }
+    if (!found.ok) {
+      this.output.error(found.message);
+      this.setStatus("unavailable");
+      this.showMissing(found.message);
+      return;
+    }
+    this.server = found.server;
+    const { command, args, source, version } = found.server;
+    this.output.info(
+      `Starting the chunkseam server: ${[command, ...args].join(" ")} (from ${source}${version ? `, chunkseam ${version}` : ""})`,
+    );
+
+    const serverOptions: ServerOptions = {
+      command,
+      args,
+      transport: TransportKind.stdio,
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { trusted: vscode.workspace.isTrusted, settings: currentServerSettings(folder) },
+      markdown: { isTrusted: false, supportHtml: false },
+      initializationFailedHandler: (error) => {
+        this.output.error(`The chunkseam server failed to initialize: ${String(error)}`);
+        return false;
+      },
+      errorHandler: {
+        error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
+        // A server that dies before it has initialized is reported by the
+        // failed start below (once); restarts are for crashes of a running server.
+        closed: (): CloseHandlerResult =>
+          started ? this.onClosed() : { action: CloseAction.DoNotRestart, handled: true },
+      },
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const out: unknown[] = [];
+            for (const item of params.items) {
+              if (item.section === "chunkseam") {
+                out.push(currentServerSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : null));
+              } else {
+                // Other sections: what VS Code has.
+                const single = await next({ items: [item] }, token);
+                out.push(Array.isArray(single) ? single[0] : null);
+              }
+            }
+            return out;
+          },
+          // The server registers for didChangeConfiguration; send it what the
+          // user set (never the defaults), like workspace/configuration above.
+          didChangeConfiguration: async () => {
+            await this.client?.sendNotification(DidChangeConfigurationNotification.type, {
+              settings: { chunkseam: currentServerSettings(folder ?? null) },
+            });
+          },
+        },
+        executeCommand: this.hooks.executeCommand,
+      },
+    };
+
+    let started = false;
+    const client = new LanguageClient("chunkseam", "chunkseam", serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.setStatus("running");
+      } else if (e.newState === State.Stopped && this.client === client && this._status === "running") {
+        this.setStatus("stopped");
+      }
+    });
+    try {
+      await client.start();
+      started = true;
+    } catch (e) {
+      this.output.error(`The chunkseam server did not start: ${e instanceof Error ? e.message : String(e)}`);
+      this.client = undefined;
+      try {
+        await client.dispose(2000);
+      } catch {
+        // already dead
+      }
+      this.setStatus("crashed");
+      void vscode.window
+        .showErrorMessage(
+          `The chunkseam server (${[command, ...args].join(" ")}) did not start. See the "chunkseam" output for details.`,
+          "Show Output",
+        )
+        .then((choice) => choice && this.output.show());
+      return;
+    }
+
+    const handshake = checkServerVersion(
+      client.initializeResult?.serverInfo,
+      String(this.context.extension.packageJSON.version ?? "0.0.0"),
+    );
+    if (!handshake.ok) {
+      this.output.error(handshake.message);
+      this.setStatus("incompatible");
+      this.client = undefined;
+      await client.stop(2000).catch(() => undefined);
+      void vscode.window.showErrorMessage(handshake.message, "Install Instructions").then((choice) => {
+        if (choice) {
+          void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
+        }
+      });
+      return;
+    }
+    this.serverVersion = handshake.version;
+    this.output.info(`chunkseam server ${handshake.version} is running.`);
+    this.setStatus("running");
+  }
+
+  private onClosed(): CloseHandlerResult {
+    if (this.policy.crashed()) {
+      this.output.warn(`The chunkseam server stopped unexpectedly; restarting it (${this.policy.recent}/${this.policy.maxRestarts}).`);
+      this.setStatus("starting");
+      return { action: CloseAction.Restart, handled: true };
+    }
+    this.setStatus("crashed");
+    const message =
+      `The chunkseam server crashed ${this.policy.recent} times in ${Math.round(this.policy.windowMs / 60000)} minutes ` +
+      `and will not be restarted. See the "chunkseam" output for its last words.`;
+    this.output.error(message);
+    if (!this.gaveUpShown) {
+      this.gaveUpShown = true;
+      void vscode.window.showErrorMessage(message, "Show Output", "Restart Server").then((choice) => {
+        if (choice === "Show Output") {
+          this.output.show();
+        } else if (choice === "Restart Server") {
+          void vscode.commands.executeCommand("chunkseam.restartServer");
+        }
+      });
+    }
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private showMissing(message: string): void {
+    if (this.missingShownFor === message) {
+      return;
+    }
+    this.missingShownFor = message;
+    const buttons = ["Install Instructions", "Set Interpreter…", "Show Output"];
+    void vscode.window.showWarningMessage(message, ...buttons).then((choice) => {
+      if (choice === "Install Instructions") {
+        void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
+      } else if (choice === "Set Interpreter…") {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "chunkseam.interpreter");
+      } else if (choice === "Show Output") {
+        this.output.show();
+      }
+    });
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.serverVersion = undefined;
+    if (client) {
+      try {
+        if (client.needsStop()) {
+          await client.stop(3000);
+        }
+      } catch (e) {
+        this.output.warn(`Stopping the chunkseam server: ${String(e)}`);
+      }
+      try {
+        await client.dispose(1000);
+      } catch {
+        // already gone
+      }
+    }
+    this.setStatus("stopped");
+  }
+
+  async sendRequest<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R | undefined> {
+    const client = this.running;
+    if (!client) {
+      return undefined;
+    }
+    return client.sendRequest<R>(method, params, token);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    this.statusEmitter.dispose();
+  }
+
+  /** For deactivate(): stop the server and wait. */
+  async shutdown(): Promise<void> {
+    await this.stop();
+  }
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { ENGINE_KEYS, Inspected, affectsServer, explicitValue, needsRestart, serverSettings } from "../src/settings";
+
+// package.json is read to check that every engine key is contributed.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const manifest = require("../../package.json") as {
+  contributes: { configuration: { properties: Record<string, { default?: unknown; type?: unknown; description?: string; markdownDescription?: string; enum?: unknown[] }> } };
+};
+
+describe("explicitValue", () => {
+  it("never returns the default", () => {
+    assert.equal(explicitValue({ defaultValue: 400 }, true, false), undefined);
+  });
+  it("prefers the most specific scope, language values first", () => {
+    const i: Inspected<number> = { defaultValue: 1, globalValue: 2, workspaceValue: 3, workspaceFolderValue: 4 };
+    assert.equal(explicitValue(i, true, false), 4);
+    assert.equal(explicitValue({ ...i, globalLanguageValue: 5 }, true, false), 5);
+    assert.equal(explicitValue({ globalValue: 2, workspaceValue: 3 }, true, false), 3);
+  });
+  it("ignores workspace values of restricted settings in untrusted workspaces", () => {
+    const i: Inspected<string[]> = { globalValue: ["mine"], workspaceValue: ["evil_plugin"] };
+    assert.deepEqual(explicitValue(i, false, true), ["mine"]);
+    assert.deepEqual(explicitValue(i, true, true), ["evil_plugin"]);
+    assert.equal(explicitValue({ workspaceValue: ["evil_plugin"] }, false, true), undefined);
+    assert.deepEqual(explicitValue({ workspaceValue: [] }, false, false), []);
+  });
+});
+
+describe("serverSettings", () => {
+  const table: Record<string, Inspected> = {
+    size: { defaultValue: 400, workspaceValue: 200 },
+    unit: { defaultValue: "tokens", globalValue: "chars" },
+    chunker: { defaultValue: "auto", workspaceValue: "auto" },
+    overlap: { defaultValue: 0 },
+    severity: { defaultValue: {}, workspaceValue: { CS002: "error" } },
+    danglingWords: { defaultValue: null, globalValue: null },
+    plugins: { defaultValue: [], workspaceValue: ["x"] },
+    logLevel: { defaultValue: "info", globalValue: "debug" },
+    "server.path": { globalValue: "/bin/chunkseam" },
+    "bands.enable": { globalValue: false },
+  };
+  const inspect = (key: string): Inspected | undefined => table[key];
+
+  it("sends only what the user set, only keys the server reads", () => {
+    assert.deepEqual(serverSettings(inspect, true), {
+      size: 200,
+      unit: "chars",
+      severity: { CS002: "error" },
+      plugins: ["x"],
+      logLevel: "debug",
+    });
+  });
+  it("drops restricted workspace values when untrusted", () => {
+    assert.equal("plugins" in serverSettings(inspect, false), false);
+  });
+  it("sends an explicit chunker", () => {
+    assert.deepEqual(serverSettings((k) => (k === "chunker" ? { workspaceValue: "fixed" } : undefined), true), { chunker: "fixed" });
+  });
+});
+
+describe("change classification", () => {
+  it("restarts for the settings that choose the process only", () => {
+    assert.equal(needsRestart((s) => s === "chunkseam.interpreter"), true);
+    assert.equal(needsRestart((s) => s === "chunkseam.server.path"), true);
+    assert.equal(needsRestart((s) => s === "chunkseam.size"), false);
+    assert.equal(affectsServer((s) => s === "chunkseam.size"), true);
+    assert.equal(affectsServer((s) => s === "chunkseam.bands.enable"), false);
+  });
+});
+
+describe("package.json contributes every server setting", () => {
+  const props = manifest.contributes.configuration.properties;
+  for (const key of ENGINE_KEYS) {
+    it(`chunkseam.${key}`, () => {
+      const p = props[`chunkseam.${key}`];
+      assert.ok(p, `chunkseam.${key} is contributed`);
+      assert.ok("default" in p, "has a default");
+      assert.ok(p.type, "has a type");
+      assert.ok(p.description || p.markdownDescription, "has a description");
+    });
+  }
+  it("has the client settings", () => {
+    for (const key of ["server.path", "interpreter", "trace.server", "bands.enable", "logLevel"]) {
+      assert.ok(props[`chunkseam.${key}`], key);
+    }
+    assert.deepEqual(props["chunkseam.trace.server"].enum, ["off", "messages", "verbose"]);
+    assert.deepEqual(props["chunkseam.unit"].enum, ["tokens", "chars"]);
+  });
+});
