@@ -29,6 +29,20 @@ def _segmenter():
 _LINE_BREAK = re.compile(r"(?:\r\n|\r|\n)(?![ \t]*(?:\r\n|\r|\n))")
 
 
+#: inline code spans, HTML comments and tags (autolinks too), link targets
+_INLINE = re.compile(
+    r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)"
+    r"|<!--.*?-->|</?[A-Za-z][^<>]*>"
+    r"|(?<=\])\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)",
+    re.S,
+)
+
+
+def _as_word(m: re.Match[str]) -> str:
+    """A same-length capitalised word (no sentence punctuation, offsets kept)."""
+    return "Q" + "q" * (len(m.group()) - 1)
+
+
 @functools.lru_cache(maxsize=65536)
 def segment(text: str) -> tuple[tuple[int, int], ...]:
     if not text.strip():
@@ -37,6 +51,10 @@ def segment(text: str) -> tuple[tuple[int, int], ...]:
     # clean=False takes every one for one: segment a same-length copy with
     # those line breaks as spaces (offsets are unchanged)
     text = _LINE_BREAK.sub(lambda m: " " * len(m.group()), text)
+    # pysbd ends sentences inside inline code (`panic!`), HTML (<!-- x -->)
+    # and link targets, and pairs backticks like quotes (a paragraph with two
+    # code spans became one "sentence"): segment them as plain words
+    text = _INLINE.sub(_as_word, text)
     try:
         pieces = _segmenter().segment(text)
     except Exception:  # pysbd has regex edge cases; one sentence is the safe answer
