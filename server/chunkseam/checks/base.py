@@ -1,0 +1,507 @@
+"""What every check family shares: the cut, the context, text helpers.
+
+Chunk numbers: ``Issue.chunk`` / ``Issue.other_chunk`` are 0-based positions
+in the chunk list given to :func:`chunkseam.validate.validate`; messages show
+them 1-based (``chunk 1`` is the first chunk) because people count from one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+from ..document import Document
+from ..issue import Issue
+from ..sentences import segment
+from .registry import RULES
+
+# -- words -----------------------------------------------------------------------------
+
+#: scripts written without spaces between words: a cut between two of their
+#: letters is not detectably mid-word (it is judged mid-sentence instead)
+_UNSPACED = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0x20000, 0x3FFFF),  # CJK extensions B+
+)
+
+#: joiners that keep a word together when letters stand on both sides
+#: (``don't``, ``foo.bar``, ``3.14``, ``well-known``, ``std::io``, ``a/b``)
+JOINERS = frozenset("'\u2019.-:/@_+#~\u00b7")
+
+
+@lru_cache(maxsize=4096)
+def _char_class(ch: str) -> str:
+    """'w' word char, 'm' combining/joining (never split), 'u' unspaced letter,
+    's' space, 'p' anything else."""
+    if ch.isspace():
+        return "s"
+    cp = ord(ch)
+    if ch in "\u200d\u200c" or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
+        return "m"
+    cat = unicodedata.category(ch)
+    if cat[0] == "M":
+        return "m"
+    for lo, hi in _UNSPACED:
+        if lo <= cp <= hi:
+            return "u"
+    if ch == "_" or cat[0] in "LN":
+        return "w"
+    if 0xD800 <= cp <= 0xDFFF:  # half of a surrogate pair in a broken string
+        return "m"
+    return "p"
+
+
+def is_word_char(ch: str) -> bool:
+    """Letters, digits, underscore and combining marks (not spaceless scripts)."""
+    return _char_class(ch) in ("w", "m")
+
+
+#: how far a word span extends on each side of a cut
+MAX_WORD = 256
+
+_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]{1,15}://|www\.|mailto:)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def word_span(text: str, cut: int) -> tuple[int, int] | None:
+    """The word, number, identifier or URL that a cut at ``cut`` splits, as
+    ``(start, end)``, or None when the cut is not mid-word.
+
+    Mid-word means: the characters on both sides are word characters; or one
+    side is a combining mark / zero-width joiner (a grapheme split); or the cut
+    sits at a joiner (``.``, ``'``, ``-``, ``::`` …) with word characters on
+    both sides of the joined token (``foo.|bar``, ``don|'t``); or it is
+    strictly inside a URL or an e-mail address.
+    """
+    n = len(text)
+    if cut <= 0 or cut >= n:
+        return None
+    a, b = text[cut - 1], text[cut]
+    ca, cb = _char_class(a), _char_class(b)
+    if ca == "s" or cb == "s":
+        return None
+    split = False
+    if cb == "m" or (ca == "m" and a in "\u200d"):
+        split = True  # a grapheme: base + combining mark, or a ZWJ sequence
+    elif ca in "wm" and cb in "wm":
+        split = True
+    elif a in JOINERS or b in JOINERS:
+        # joiners at the cut ("foo.|bar", "don|'t", "std:|:io"): up to three,
+        # with word characters on both sides of the run
+        i = cut - 1
+        while i >= 0 and text[i] in JOINERS and cut - 1 - i < 3:
+            i -= 1
+        j = cut
+        while j < n and text[j] in JOINERS and j - cut < 3:
+            j += 1
+        split = i >= 0 and j < n and _char_class(text[i]) in "wm" and _char_class(text[j]) in "wm"
+    if not split:
+        # URLs and e-mail addresses: the non-space run around the cut
+        lo = cut - 1
+        while lo > 0 and not text[lo - 1].isspace() and cut - lo < 2048:
+            lo -= 1
+        hi = cut + 1
+        while hi < n and not text[hi].isspace() and hi - cut < 2048:
+            hi += 1
+        run = text[lo:hi]
+        pats = []
+        if "://" in run or "www." in run or "mailto:" in run:
+            pats.append(_URL)
+        if "@" in run:
+            pats.append(_EMAIL)
+        for pat in pats:
+            for m in pat.finditer(run):
+                if lo + m.start() < cut < lo + m.end():
+                    return (lo + m.start(), lo + m.end())
+        return None
+    # extend over word characters and inner joiners (a "word" longer than
+    # MAX_WORD characters is shown by its MAX_WORD characters around the cut)
+    lo = cut
+    while lo > 0 and cut - lo < MAX_WORD:
+        c = text[lo - 1]
+        cl = _char_class(c)
+        if cl in "wm":
+            lo -= 1
+        elif c in JOINERS and lo - 2 >= 0 and _char_class(text[lo - 2]) in "wm":
+            lo -= 1
+        else:
+            break
+    hi = cut
+    while hi < n and hi - cut < MAX_WORD:
+        c = text[hi]
+        cl = _char_class(c)
+        if cl in "wm":
+            hi += 1
+        elif c in JOINERS and hi + 1 < n and _char_class(text[hi + 1]) in "wm":
+            hi += 1
+        else:
+            break
+    return (lo, max(hi, cut + 1))
+
+
+# -- sentences -------------------------------------------------------------------------
+
+#: paragraphs longer than this are segmented in windows around the offsets asked
+SENTENCE_WINDOW = 4000
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_QUOTE_MARKERS = re.compile(r"(?:\r\n|\r|\n)([ \t]*(?:>[ \t]?)+)")
+
+
+def _flatten(text: str) -> str:
+    """Same-length text with line breaks (and block-quote markers after them)
+    turned into spaces, so the sentence segmenter does not take every line
+    break of a paragraph for a sentence end."""
+    text = _QUOTE_MARKERS.sub(lambda m: " " * len(m.group()), text)
+    return _LINE_BREAK.sub(lambda m: " " * len(m.group()), text)
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentences of ``text[start:end]`` (a paragraph) as absolute offsets.
+
+    Line breaks inside the paragraph are not sentence ends: pysbd with
+    ``clean=False`` treats each line break as one, so the text is flattened
+    (same length, offsets preserved) before segmenting.
+    """
+    flat = _flatten(text[start:end])
+    return [(start + a, start + b) for a, b in segment(flat)]
+
+
+# -- brackets, links and inline code ----------------------------------------------------
+
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+#: inline HTML (CommonMark: open tag, closing tag, comment) and autolinks
+_INLINE_HTML = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
+    r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!--.*?-->")
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[\w.+-]+@[\w-]+(?:\.[\w-]+)+>")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int  # exclusive: just after the closer
+    kind: str  # "parentheses" | "brackets" | "braces" | "link" | "code" | "html"
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline code spans of a paragraph (CommonMark: a backtick run opens, the
+    next run of exactly the same length closes; no closer = literal)."""
+    if "`" not in text:
+        return []
+    out: list[tuple[int, int]] = []
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", text)]
+    by_len: dict[int, list[int]] = {}
+    for a, b in runs:
+        by_len.setdefault(b - a, []).append(a)
+    i = 0
+    k = 0  # index into runs
+    while k < len(runs):
+        a, b = runs[k]
+        if a < i:
+            k += 1
+            continue
+        # a backslash before the run escapes its first backtick
+        j = a
+        while j > i and text[j - 1] == "\\":
+            j -= 1
+        if (a - j) % 2 == 1:
+            a += 1
+            if a == b:
+                k += 1
+                continue
+        length = b - a
+        starts = by_len.get(length, [])
+        p = bisect.bisect_left(starts, b)
+        if p >= len(starts):
+            i = b
+            k += 1
+            continue
+        close = starts[p]
+        out.append((a, close + length))
+        i = close + length
+        k += 1
+    return out
+
+
+def paired_spans(text: str, base: int = 0) -> list[Span]:
+    """Bracket pairs, links and inline code spans of a paragraph or heading.
+
+    Offsets are ``base`` + index into ``text``. Brackets inside code spans and
+    backslash-escaped brackets do not count; an unmatched opener or closer is
+    ignored; ``[text](url)``, ``![alt](src)`` and ``[text][ref]`` are one
+    ``link`` span; an autolink ``<https://…>`` is a ``link`` too, and an inline
+    HTML tag (``<dfn title="…">``, ``</dfn>``, ``<!-- … -->``) an ``html`` span.
+    """
+    code = code_spans(text)
+    spans: list[Span] = [Span(base + a, base + b, "code") for a, b in code]
+    if "<" in text:
+        code_starts = [a for a, _ in code]
+        for pat, kind in ((_AUTOLINK, "link"), (_INLINE_HTML, "html")):
+            for m in pat.finditer(text):
+                k = bisect.bisect_left(code_starts, m.end()) - 1  # last code span starting before
+                if k >= 0 and code[k][1] > m.start():
+                    continue  # overlaps inline code
+                spans.append(Span(base + m.start(), base + m.end(), kind))
+    stack: list[tuple[str, int]] = []
+    pairs: dict[int, int] = {}  # opener index -> closer index
+    ci = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        if ci < len(code) and i >= code[ci][0]:
+            i = code[ci][1]
+            ci += 1
+            continue
+        ch = text[i]
+        if ch == "\\" and i + 1 < n and text[i + 1] in _ASCII_PUNCT:
+            i += 2
+            continue
+        if ch in "([{":
+            stack.append((ch, i))
+        elif ch in ")]}":
+            want = _PAIRS[ch]
+            for k in range(len(stack) - 1, -1, -1):
+                if stack[k][0] == want:
+                    pairs[stack[k][1]] = i
+                    del stack[k:]
+                    break
+        i += 1
+    linked: set[int] = set()
+    for o, c in sorted(pairs.items()):
+        if o in linked:
+            continue
+        ch = text[o]
+        if ch == "[" and c + 1 < n and text[c + 1] in "([" and (c + 1) in pairs:
+            end = pairs[c + 1] + 1
+            start = o - 1 if o > 0 and text[o - 1] == "!" else o
+            spans.append(Span(base + start, base + end, "link"))
+            linked.add(c + 1)
+            continue
+        kind = {"(": "parentheses", "[": "brackets", "{": "braces"}[ch]
+        spans.append(Span(base + o, base + c + 1, kind))
+    spans.sort(key=lambda s: (s.start, -s.end))
+    return spans
+
+
+# -- cuts and context ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A place where the chunk list cuts the document.
+
+    ``left`` is the chunk holding the text just before the offset (ending there
+    when ``side`` is "end" or "both"), ``right`` the chunk holding the text just
+    after it (starting there when ``side`` is "start" or "both"). Either may
+    be None when no chunk covers that side.
+    """
+
+    offset: int
+    left: int | None
+    right: int | None
+    side: str  # "end" | "start" | "both"
+    #: when only whitespace separates the left chunk's end (``offset``) from
+    #: the right chunk's start, that start: judged when ``offset`` is clean
+    alt: int | None = None
+
+    def at(self, offset: int) -> "Cut":
+        return Cut(offset, self.left, self.right, self.side)
+
+    @property
+    def charged(self) -> int | None:
+        """The chunk the cut counts against: the one that ends there, else the
+        one that starts there."""
+        return self.right if self.side == "start" else self.left
+
+
+@dataclass
+class ChunkView:
+    """A validated chunk: where it is in the input list and what it covers."""
+
+    position: int  # index in the list given to validate()
+    start: int
+    end: int
+    tokens: int | None
+    heading_path: tuple[str, ...]
+    oversize: bool
+    obj: Any = field(repr=False, default=None)
+
+
+class Context:
+    """Everything a check needs about one validation run."""
+
+    def __init__(self, doc: Document, settings: Any, enabled: dict[str, str],
+                 chunks: list[ChunkView], sizer: Any = None) -> None:
+        self.doc = doc
+        self.text = doc.text
+        self.settings = settings
+        self.enabled = enabled
+        self.chunks = chunks  # valid, non-empty chunks sorted by (start, end)
+        self.by_position = {c.position: c for c in chunks}
+        self.sizer = sizer
+        self._structure = None
+        self._py = None
+        self._spans: dict[int, list[Span]] = {}
+        self._sentences: dict[int, list[tuple[int, int]]] = {}
+        self._windows: dict[tuple[int, int], list[tuple[int, int]]] = {}
+
+    # -- lazily computed views of the document
+    @property
+    def structure(self):
+        if self._structure is None:
+            from ..structure import structure
+
+            self._structure = structure(self.doc)
+        return self._structure
+
+    @property
+    def python(self):
+        if self._py is None:
+            from ..pystructure import python_structure
+
+            self._py = python_structure(self.doc)
+        return self._py
+
+    def sentences(self, block) -> list[tuple[int, int]]:
+        key = block.start
+        got = self._sentences.get(key)
+        if got is None:
+            if block.kind == "paragraph":
+                got = sentence_spans(self.text, block.start, block.end)
+            else:
+                got = [(block.start, block.end)]
+            self._sentences[key] = got
+        return got
+
+    def sentence_at(self, block, offset: int) -> tuple[int, int] | None:
+        if block.kind == "paragraph" and block.end - block.start > SENTENCE_WINDOW:
+            return self._windowed_sentence_at(block, offset)
+        for a, b in self.sentences(block):
+            if a <= offset < b:
+                return (a, b)
+        return None
+
+    def _windowed_sentence_at(self, block, offset: int) -> tuple[int, int] | None:
+        """A huge paragraph is not segmented whole (pysbd is slow on long
+        text): a window of about SENTENCE_WINDOW characters around the offset,
+        trimmed to likely sentence ends, is. A sentence reaching the window's
+        edge is reported up to that edge."""
+        text = self.text
+        half = SENTENCE_WINDOW // 2
+        lo = max(block.start, offset - half)
+        hi = min(block.end, offset + half)
+        if lo > block.start:
+            m = _SENTENCE_END.search(text, lo, offset)
+            if m:
+                lo = m.end()
+        if hi < block.end:
+            last = None
+            for last in _SENTENCE_END.finditer(text, offset, hi):
+                pass
+            if last is not None:
+                hi = last.end()
+        key = (lo, hi)
+        got = self._windows.get(key)
+        if got is None:
+            got = sentence_spans(text, lo, hi) or [(lo, hi)]
+            self._windows[key] = got
+        for a, b in got:
+            if a <= offset < b:
+                return (a, b)
+        return None
+
+    def spans(self, block) -> list[Span]:
+        got = self._spans.get(block.start)
+        if got is None:
+            got = paired_spans(self.text[block.start : block.end], block.start)
+            self._spans[block.start] = got
+        return got
+
+    # -- reporting
+    def issue(self, code: str, message: str, start: int, end: int, *, cut: Cut | None = None,
+              chunk: int | None = None, other_chunk: int | None = None,
+              related: tuple[int, int] | None = None, related_message: str | None = None,
+              hint: str | None = None, **data: Any) -> Issue:
+        rule = RULES[code]
+        if cut is not None:
+            chunk = cut.left if chunk is None else chunk
+            other_chunk = cut.right if other_chunk is None else other_chunk
+            data.setdefault("side", cut.side)
+        return Issue(code, rule.name, self.enabled.get(code, rule.severity), message,
+                     start, end, chunk, other_chunk, cut.offset if cut else None,
+                     related, related_message, hint, data)
+
+    def snippet_left(self, cut: int, lo: int = 0, width: int = 32) -> str:
+        return snippet_before(self.text, cut, lo, width)
+
+    def snippet_right(self, cut: int, hi: int | None = None, width: int = 32) -> str:
+        return snippet_after(self.text, cut, len(self.text) if hi is None else hi, width)
+
+    def cut_message(self, cut: Cut, what: str, lo: int, hi: int) -> str:
+        """``chunk 3 ends mid-sentence: "…set the timeout to" | "30 seconds…" is in chunk 4``."""
+        left = self.snippet_left(cut.offset, lo)
+        right = self.snippet_right(cut.offset, hi)
+        if cut.side == "start":
+            where = f"in chunk {cut.left + 1}" if cut.left is not None else "in no chunk"
+            return f'chunk {cut.right + 1} starts {what}: "{left}" is {where} | "{right}"'
+        where = f"in chunk {cut.right + 1}" if cut.right is not None else "in no chunk"
+        return f'chunk {cut.left + 1} ends {what}: "{left}" | "{right}" is {where}'
+
+    def related_for(self, cut: Cut, lo: int, hi: int) -> tuple[tuple[int, int], str]:
+        """The part of the broken unit on the other side of the cut."""
+        if cut.side == "start":
+            where = f"chunk {cut.left + 1}" if cut.left is not None else "no chunk"
+            return (lo, cut.offset), f"the beginning is in {where}"
+        where = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
+        return (cut.offset, hi), f"continues in {where}"
+
+
+_WS_RUN = re.compile(r"\s+")
+
+
+def _clean(s: str) -> str:
+    return _WS_RUN.sub(" ", s)
+
+
+def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
+    """Up to ``width`` characters before ``cut`` (not before ``lo``), whitespace
+    collapsed and trimmed, with a leading "…" when shortened."""
+    lo = max(0, min(lo, cut))
+    start = max(lo, cut - width)
+    piece = text[start:cut]
+    if start > lo:
+        sp = piece.find(" ", 0, 12)
+        if sp >= 0:
+            piece = piece[sp + 1 :]
+        return "…" + _clean(piece).strip()
+    return _clean(piece).strip()
+
+
+def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
+    """Up to ``width`` characters from ``cut`` (not past ``hi``), whitespace
+    collapsed and trimmed, with a trailing "…" when shortened."""
+    hi = min(max(hi, cut), len(text))
+    end = min(hi, cut + width)
+    piece = text[cut:end]
+    if end < hi:
+        sp = piece.rfind(" ", len(piece) - 12)
+        if sp > 0:
+            piece = piece[:sp]
+        return _clean(piece).strip() + "…"
+    return _clean(piece).strip()
+
+
+CheckFn = Callable[[Context, Cut], "Issue | None"]

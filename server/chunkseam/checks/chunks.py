@@ -1,0 +1,169 @@
+"""CS101–CS104: one chunk on its own.
+
+* CS101 oversize — ``chunk.oversize`` is set (a chunker kept an atomic unit
+  whole over the budget) or the chunk's size is over ``settings.size``. In
+  token units two tokens of slack are allowed: a token window re-encoded on
+  its own can gain a token at each edge.
+* CS102 fragment — fewer than ``settings.min_tokens`` units, unless the chunk
+  is the document's only chunk (a small document is not a fragment). The last
+  chunk is judged like any other: a 3-token remainder is a bad retrieval unit.
+* CS103 dangling-reference — the chunk (not the document's first) opens, at a
+  sentence start of a paragraph, with one of ``settings.dangling_words``
+  (case-insensitive, whole words), after any list marker, block-quote marker,
+  emphasis or opening quote. Chunks that start with a heading, code or a
+  table are not checked, nor chunks that start mid-sentence (CS002's job).
+* CS104 no-context — Markdown only: the document has headings, the chunk's
+  ``heading_path`` is empty, it contains no heading itself, and a heading
+  does enclose its start (so there was a path to carry).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..issue import Issue
+from .base import ChunkView, Context, snippet_after
+
+_MARKUP = re.compile(r"(?:[ \t]*(?:>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*[*_~\"'“‘(\[]*")
+
+
+def _first_line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The first non-blank line of ``text[start:end]`` as a span."""
+    s = start
+    while s < end and text[s].isspace():
+        s += 1
+    e = s
+    while e < end and text[e] not in "\r\n":
+        e += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return (s, max(e, s))
+
+
+def _units(ctx: Context) -> str:
+    return getattr(ctx.settings, "unit", "tokens") or "tokens"
+
+
+def oversize(ctx: Context, view: ChunkView) -> Issue | None:
+    size = getattr(ctx.settings, "size", None)
+    tokens = view.tokens
+    slack = 0 if _units(ctx) == "chars" else 2
+    over = bool(view.oversize) or (
+        tokens is not None and isinstance(size, int) and size > 0 and tokens > size + slack)
+    if not over:
+        return None
+    s, e = _first_line(ctx.text, view.start, view.end)
+    unit = _units(ctx)
+    if tokens is not None and isinstance(size, int):
+        msg = f"chunk {view.position + 1} has {tokens} {unit}, over the size of {size}"
+    else:
+        msg = f"chunk {view.position + 1} is over the size budget"
+    if view.oversize:
+        msg += " (an atomic unit kept whole)"
+    return ctx.issue("CS101", msg, s, e, chunk=view.position,
+                     hint="split the unit, raise the size, or accept it",
+                     chunk_span=[view.start, view.end], tokens=tokens, size=size)
+
+
+def fragment(ctx: Context, view: ChunkView) -> Issue | None:
+    minimum = getattr(ctx.settings, "min_tokens", 0) or 0
+    if view.tokens is None or len(ctx.chunks) < 2 or view.tokens >= minimum:
+        return None
+    text = ctx.text
+    s, e = view.start, view.end
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    msg = (f'chunk {view.position + 1} has only {view.tokens} {_units(ctx)} '
+           f'(min-tokens is {minimum}): "{snippet_after(text, s, e, 40)}"')
+    return ctx.issue("CS102", msg, s, e, chunk=view.position,
+                     hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
+
+
+@lru_cache(maxsize=64)
+def _dangling_re(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    parts = []
+    for w in sorted({w.strip().lower() for w in words if w and w.strip()}, key=len, reverse=True):
+        parts.append(r"\s+".join(re.escape(p) for p in w.split()))
+    if not parts:
+        return None
+    return re.compile(r"(?:" + "|".join(parts) + r")(?![\w-])", re.IGNORECASE)
+
+
+def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Issue | None:
+    if view.start <= first_content or ctx.doc.kind not in ("markdown", "text"):
+        return None  # the document's first chunk has nothing to point back to
+    pattern = _dangling_re(tuple(getattr(ctx.settings, "dangling_words", ()) or ()))
+    if pattern is None:
+        return None
+    text = ctx.text
+    st = ctx.structure
+    f = view.start
+    while f < view.end and text[f].isspace():
+        f += 1
+    if f >= view.end:
+        return None
+    leaf = st.leaf_at(f)
+    if leaf is None:
+        # in container markup (a list marker, a quote marker): the next leaf
+        nxt = next((b for b in st.blocks_between(f, view.end) if b.is_leaf), None)
+        if nxt is None or nxt.kind != "paragraph" or text[f : nxt.start].strip(" \t>-+*0123456789.)"):
+            return None
+        leaf, p = nxt, nxt.start
+    else:
+        if leaf.kind != "paragraph":
+            return None
+        p = f
+    m = _MARKUP.match(text, p)
+    q = m.end() if m else p
+    hit = pattern.match(text, q)
+    if hit is None or hit.end() > view.end:
+        return None
+    if p != leaf.start:  # (sentences only now: pysbd is the expensive part)
+        sent = ctx.sentence_at(leaf, p)
+        if sent is None or sent[0] != p:
+            return None  # starts mid-sentence: not this rule's business
+    phrase = text[hit.start() : hit.end()]
+    prev = f"chunk {view.position}" if view.position > 0 else "an earlier chunk"
+    msg = (f'chunk {view.position + 1} opens with "{" ".join(phrase.split())}", which points back '
+           f"to text that is not in it (it was in {prev})")
+    return ctx.issue("CS103", msg, hit.start(), hit.end(), chunk=view.position,
+                     hint="name the thing instead of pointing back to it",
+                     phrase=" ".join(phrase.lower().split()))
+
+
+def no_context(ctx: Context, view: ChunkView) -> Issue | None:
+    if ctx.doc.kind != "markdown" or view.heading_path:
+        return None
+    st = ctx.structure
+    if not st.headings:
+        return None
+    if any(b.kind == "heading" for b in st.blocks_between(view.start, view.end)):
+        return None
+    path = st.heading_path_at(view.start)
+    if not path:
+        return None
+    s, e = _first_line(ctx.text, view.start, view.end)
+    shown = " > ".join(path)
+    msg = (f'chunk {view.position + 1} carries no heading path: it sits under "{shown}" '
+           f"but no heading travels with it")
+    return ctx.issue("CS104", msg, s, e, chunk=view.position,
+                     hint="attach the heading path to the chunk's metadata or text",
+                     heading_path=list(path))
+
+
+def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
+    out: list[Issue] = []
+    on = ctx.enabled
+    for view in ctx.chunks:
+        if "CS101" in on and (i := oversize(ctx, view)):
+            out.append(i)
+        if "CS102" in on and (i := fragment(ctx, view)):
+            out.append(i)
+        if "CS103" in on and (i := dangling_reference(ctx, view, first_content)):
+            out.append(i)
+        if "CS104" in on and (i := no_context(ctx, view)):
+            out.append(i)
+    return out

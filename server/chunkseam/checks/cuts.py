@@ -1,0 +1,307 @@
+"""CS001–CS008: a cut judged against the Markdown (or plain-text) source.
+
+A cut strictly inside a block (``block.start < cut < block.end``) breaks that
+block; a cut at a block's first character, at its end, or in the whitespace
+between blocks is clean. Each cut gets at most one issue: the checks run in
+this precedence order and the first enabled rule that applies wins, so one
+cut is one squiggle of its most serious kind:
+
+    CS003 split-code-fence > CS008 split-raw-block > CS004 split-table >
+    CS001 mid-word > CS006 split-brackets > CS005 split-list-item >
+    CS002 mid-sentence; CS007 orphan-heading only at an otherwise clean cut.
+
+Rules switched off by configuration drop out of the order (with CS003 off, a
+mid-word cut inside code reports CS001); an inline suppression silences the
+cut's winner and does not promote the next rule.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from ..issue import Issue
+from .base import Context, Cut, word_span
+
+_FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
+
+
+@dataclass
+class Where:
+    """The blocks that strictly contain a cut, outermost first."""
+
+    blocks: list
+    leaf: object | None
+
+
+def locate(ctx: Context, offset: int) -> Where:
+    st = ctx.structure
+    blocks = [b for b in st.containing(offset) if b.start < offset]
+    leaf = blocks[-1] if blocks and blocks[-1].is_leaf else None
+    return Where(blocks, leaf)
+
+
+def _line_start(text: str, offset: int) -> int:
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def _next_line_start(text: str, offset: int) -> int:
+    """Start of the line after the one holding ``offset`` (or ``offset`` when
+    it is already at a line start)."""
+    if offset == 0 or text[offset - 1] in "\r\n":
+        return offset
+    m = re.compile(r"\r\n|\r|\n").search(text, offset)
+    return m.end() if m else len(text)
+
+
+def _eol(text: str) -> str:
+    m = re.search(r"\r\n|\r|\n", text)
+    return m.group() if m else "\n"
+
+
+def _paragraph_data(leaf) -> dict:
+    """The paragraph a cut is in. Its sentences are not computed here (pysbd
+    is the validator's main cost and these rules do not need them); a quick
+    fix gets them lazily with :func:`chunkseam.checks.base.sentence_spans`."""
+    if leaf is None or leaf.kind != "paragraph":
+        return {}
+    return {"paragraph": [leaf.start, leaf.end]}
+
+
+def _finish(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int,
+            snip_lo: int | None = None, snip_hi: int | None = None, hint: str | None = None,
+            **data) -> Issue:
+    related, rel_msg = ctx.related_for(cut, lo, hi)
+    msg = ctx.cut_message(cut, what, lo if snip_lo is None else snip_lo,
+                          hi if snip_hi is None else snip_hi)
+    return ctx.issue(code, msg, lo, hi, cut=cut, related=related, related_message=rel_msg,
+                     hint=hint, **data)
+
+
+# -- CS003 split-code-fence ---------------------------------------------------------------
+
+
+def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    for b in where.blocks:
+        if b.kind not in ("fence", "code"):
+            continue
+        text = ctx.text
+        c = cut.offset
+        data: dict = {"block": [b.start, b.end]}
+        if b.kind == "fence":
+            m = _FENCE_MARK.match(text, _line_start(text, b.start))
+            marker = m.group(1) if m else "```"
+            lang = f" {b.info.split()[0]}" if b.info else ""
+            what = f"inside a {marker}{lang.strip()} code block" if lang else "inside a code block"
+            data.update(marker=marker, info=b.info, closed=b.closed)
+            first_body = _next_line_start(text, b.start + 1)
+            split_at = _next_line_start(text, c)
+            closing_line = _line_start(text, b.end) if b.closed else b.end + 1
+            prefix = text[_line_start(text, b.start) : b.start]
+            if first_body < split_at < closing_line and not prefix.strip():
+                nl = _eol(text)
+                close = marker[0] * len(marker)
+                data.update(fix="split-fence", offset=split_at,
+                            insert=f"{prefix}{close}{nl}{nl}{prefix}{marker}{b.info}{nl}")
+        else:
+            what = "inside an indented code block"
+        hint = ("split the code block in two complete fences, or let the chunker keep it whole"
+                if b.kind == "fence" else "let the chunker keep the code block whole")
+        return _finish(ctx, "CS003", cut, what, b.start, b.end, hint=hint, **data)
+    return None
+
+
+# -- CS008 split-raw-block ------------------------------------------------------------------
+
+
+def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    for b in where.blocks:
+        if b.kind == "front_matter":
+            return _finish(ctx, "CS008", cut, "inside the front matter", b.start, b.end,
+                           hint="keep the front matter in one chunk (or out of the chunks)",
+                           block=[b.start, b.end], kind="front_matter")
+        if b.kind == "html_block":
+            return _finish(ctx, "CS008", cut, "inside an HTML block", b.start, b.end,
+                           hint="keep the HTML block in one chunk", block=[b.start, b.end],
+                           kind="html_block")
+    return None
+
+
+# -- CS004 split-table -------------------------------------------------------------------------
+
+
+def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    table = next((b for b in where.blocks if b.kind == "table"), None)
+    if table is None:
+        return None
+    text = ctx.text
+    c = cut.offset
+    rows = table.rows or [(table.start, table.end)]
+    header_end = table.header_end or rows[0][1]
+    data: dict = {"table": [table.start, table.end], "header": [rows[0][0], header_end]}
+    body = rows[1:]
+    before = sum(1 for r in body if r[1] <= c)  # body rows wholly before the cut
+    data["rows_before"] = before
+    if c <= header_end:
+        what = "inside the table header"
+    elif any(rs < c < re_ for rs, re_ in body):
+        what = f"inside body row {before + 1} of a table"
+    elif before == 0:
+        what = "right after a table header: the body rows lose it"
+    else:
+        what = f"between body rows {before} and {before + 1} of a table: the rows after it lose their header"
+    nxt = _next_line_start(text, c)
+    prefix = text[_line_start(text, table.start) : table.start]
+    if before >= 1 and c > header_end and nxt < table.end and not prefix.strip():
+        nl = _eol(text)
+        header = text[_line_start(text, table.start) : header_end]
+        data.update(fix="repeat-header", offset=nxt, insert=f"{nl}{header}{nl}")
+    return _finish(ctx, "CS004", cut, what, table.start, table.end,
+                   hint="keep the table whole, or repeat its header in each piece", **data)
+
+
+# -- CS001 mid-word -----------------------------------------------------------------------------
+
+
+def mid_word(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    span = word_span(ctx.text, cut.offset)
+    if span is None:
+        return None
+    leaf = where.leaf
+    lo = leaf.start if leaf is not None else _line_start(ctx.text, cut.offset)
+    hi = leaf.end if leaf is not None else span[1]
+    data = {"word": [span[0], span[1]], **_paragraph_data(leaf)}
+    return _finish(ctx, "CS001", cut, "mid-word", span[0], span[1], snip_lo=lo, snip_hi=hi,
+                   hint="cut at a sentence or paragraph boundary", **data)
+
+
+# -- CS006 split-brackets -------------------------------------------------------------------------
+
+_SPAN_WORDS = {"link": "inside a link", "code": "inside inline code",
+               "parentheses": "inside parentheses", "brackets": "inside square brackets",
+               "braces": "inside braces", "html": "inside an HTML tag"}
+
+
+def split_brackets(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    leaf = where.leaf
+    if leaf is None or leaf.kind not in ("paragraph", "heading"):
+        return None
+    c = cut.offset
+    best = None
+    for s in ctx.spans(leaf):
+        if s.start >= c:
+            break
+        if c < s.end and (best is None or s.start >= best.start):
+            best = s
+    if best is None:
+        return None
+    return _finish(ctx, "CS006", cut, _SPAN_WORDS[best.kind], best.start, best.end,
+                   hint="cut outside the brackets", span=[best.start, best.end], kind=best.kind,
+                   **_paragraph_data(leaf))
+
+
+# -- CS005 split-list-item --------------------------------------------------------------------------
+
+
+def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    blocks = where.blocks
+    k = max((i for i, b in enumerate(blocks) if b.kind == "list_item"), default=-1)
+    if k < 0:
+        return None
+    item = blocks[k]
+    # inside a nested list of the item but in no sub-item: between two sibling
+    # sub-items, a clean cut
+    if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
+        return None
+    return _finish(ctx, "CS005", cut, "inside a list item", item.start, item.end,
+                   hint="cut between list items", item=[item.start, item.end],
+                   **_paragraph_data(where.leaf))
+
+
+# -- CS002 mid-sentence -------------------------------------------------------------------------------
+
+
+def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    leaf = where.leaf
+    if leaf is None:
+        return None
+    c = cut.offset
+    if leaf.kind == "heading":
+        title = leaf.title or ""
+        return _finish(ctx, "CS002", cut, f'inside the heading "{title}"', leaf.start, leaf.end,
+                       hint="cut before or after the heading", heading=[leaf.start, leaf.end])
+    if leaf.kind != "paragraph":
+        return None
+    sent = ctx.sentence_at(leaf, c)
+    if sent is None or not (sent[0] < c < sent[1]):
+        return None
+    a, b = sent
+    return _finish(ctx, "CS002", cut, "mid-sentence", a, b,
+                   hint="cut at a sentence or paragraph boundary",
+                   **{"fix": "paragraph-break", "offset": a, "sentence": [a, b], "sentence_start": a,
+                      "paragraph": [leaf.start, leaf.end]})
+
+
+# -- CS007 orphan-heading ---------------------------------------------------------------------------------
+
+
+def _leaf_starts(ctx: Context) -> list[int]:
+    got = getattr(ctx, "_leaf_starts", None)
+    if got is None:
+        got = [b.start for b in ctx.structure.leaves]
+        ctx._leaf_starts = got  # type: ignore[attr-defined]
+    return got
+
+
+def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    if cut.side == "start" or cut.left is None:
+        return None
+    c = cut.offset
+    st = ctx.structure
+    leaves = st.leaves
+    starts = _leaf_starts(ctx)
+    i = bisect_left(starts, c) - 1  # last leaf starting before the cut
+    if i < 0:
+        return None
+    h = leaves[i]
+    if h.kind != "heading" or h.end > c or ctx.text[h.end : c].strip():
+        return None
+    left = ctx.by_position[cut.left]
+    if left.start > h.start:
+        return None  # the heading is not in the left chunk
+    if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
+        return None  # the right chunk carries the heading too (overlap)
+    if i + 1 >= len(leaves):
+        return None
+    body = leaves[i + 1]
+    if body.kind == "heading" and body.level <= h.level:
+        return None  # an empty section: nothing to orphan
+    title = h.title or ctx.text[h.start : h.end].strip()
+    right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
+    first = ctx.snippet_right(body.start, body.end)
+    msg = f'chunk {cut.left + 1} ends with the heading "{title}": its section "{first}" is in {right}'
+    return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
+                     related_message=f"the section's body starts {right}",
+                     hint="cut before the heading so it travels with its body",
+                     **{"fix": "move-heading", "heading": [h.start, h.end], "body": body.start})
+
+
+#: precedence order for Markdown documents (first match wins)
+MARKDOWN_ORDER = (
+    ("CS003", split_code_fence),
+    ("CS008", split_raw_block),
+    ("CS004", split_table),
+    ("CS001", mid_word),
+    ("CS006", split_brackets),
+    ("CS005", split_list_item),
+    ("CS002", mid_sentence),
+    ("CS007", orphan_heading),
+)
+
+#: plain text: paragraphs only
+TEXT_ORDER = (
+    ("CS001", mid_word),
+    ("CS006", split_brackets),
+    ("CS002", mid_sentence),
+)

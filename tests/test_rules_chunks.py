@@ -1,0 +1,81 @@
+"""CS101–CS104 beyond the doc examples."""
+
+from __future__ import annotations
+
+from cutkit import make_chunks, marked
+
+from chunkseam.chunk import Chunk
+from chunkseam.document import Document
+from chunkseam.settings import DEFAULT_DANGLING_WORDS, Settings
+from chunkseam.tokens import CharSizer
+from chunkseam.validate import validate
+
+
+def codes_of(issues, code):
+    return [i for i in issues if i.code == code]
+
+
+def test_oversize_flag_and_token_slack():
+    text = "word " * 50
+    doc = Document(text)
+    flagged = [Chunk(0, len(text), 0, source=text, tokens=50, oversize=True)]
+    (i,) = codes_of(validate(doc, flagged, Settings(size=400)), "CS101")
+    assert "atomic unit kept whole" in i.message and i.data["chunk_span"] == [0, len(text)]
+    slack = [Chunk(0, len(text), 0, source=text, tokens=402)]
+    assert codes_of(validate(doc, slack, Settings(size=400)), "CS101") == []
+    over = [Chunk(0, len(text), 0, source=text, tokens=403)]
+    assert codes_of(validate(doc, over, Settings(size=400)), "CS101")
+    chars = [Chunk(0, len(text), 0, source=text, tokens=251)]
+    assert codes_of(validate(doc, chars, Settings(size=250, unit="chars")), "CS101")
+
+
+def test_missing_token_counts_are_measured_with_the_sizer():
+    text = "a " * 30
+    doc = Document(text)
+    chunks = [{"start": 0, "end": len(text)}]
+    (i,) = codes_of(validate(doc, chunks, Settings(size=20, unit="chars"), sizer=CharSizer()), "CS101")
+    assert i.data["tokens"] == 60
+
+
+def test_fragment_not_for_a_single_chunk_document():
+    text = "Tiny."
+    assert codes_of(validate(Document(text), make_chunks(text, [(0, 5)]), Settings()), "CS102") == []
+    doc, chunks, _ = marked("A long enough first chunk of text here. ✂Tiny.")
+    (i,) = codes_of(validate(doc, chunks, Settings(min_tokens=10, unit="chars")), "CS102")
+    assert i.chunk == 1 and i.data == {"tokens": 5, "min_tokens": 10}
+
+
+def test_dangling_reference_variants():
+    s = Settings(min_tokens=0)
+    for opener in ["This", "these", "It's", "As mentioned above,", "See the previous section", "However,"]:
+        doc, chunks, _ = marked(f"Set the timeout to 30 seconds.\n\n✂{opener} keeps connections alive.")
+        found = codes_of(validate(doc, chunks, s), "CS103")
+        assert len(found) == 1, opener
+    # inside list markup and emphasis
+    doc, chunks, _ = marked("Intro.\n\n✂- **This** one is dangling.\n")
+    assert codes_of(validate(doc, chunks, s), "CS103")
+    # not a whole word, not the first chunk, not after a heading, not mid-sentence
+    for t in ["Intro.\n\n✂Thistle grows here.", "✂This is the first chunk.",
+              "Intro.\n\n✂## This heading\n\nText.", "Set it to ✂this value now."]:
+        doc, chunks, _ = marked(t)
+        assert codes_of(validate(doc, chunks, s), "CS103") == [], t
+    # the word list is configurable
+    doc, chunks, _ = marked("Intro.\n\n✂Hence it works.")
+    assert codes_of(validate(doc, chunks, s), "CS103") == []
+    custom = Settings(min_tokens=0, dangling_words=DEFAULT_DANGLING_WORDS + ("hence",))
+    assert codes_of(validate(doc, chunks, custom), "CS103")
+
+
+def test_no_context_respects_the_chunk_heading_path():
+    text = "# Database\n\nThe pool holds ten connections. Set the timeout to 30 seconds."
+    doc = Document(text)
+    cut = text.index("Set")
+    bare = make_chunks(text, [(0, cut), (cut, len(text))])
+    (i,) = codes_of(validate(doc, bare, Settings(min_tokens=0)), "CS104")
+    assert i.chunk == 1 and i.data["heading_path"] == ["Database"]
+    carried = [bare[0], Chunk(cut, len(text), 1, source=text, tokens=10, heading_path=("Database",))]
+    assert codes_of(validate(doc, carried, Settings(min_tokens=0)), "CS104") == []
+    # a document without headings has no context to lose
+    plain = "No headings. Just text here."
+    assert codes_of(validate(Document(plain), make_chunks(plain, [(0, 13), (13, 28)]),
+                             Settings(min_tokens=0)), "CS104") == []

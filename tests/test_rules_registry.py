@@ -1,0 +1,86 @@
+"""The rule table: codes, names, docs, lookups and selection semantics."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chunkseam.checks import registry
+from chunkseam.checks.registry import RULES, Rule, get_rule, match, resolve_selection
+from chunkseam.issue import SEVERITIES
+from chunkseam.settings import Settings
+
+
+def test_table_is_consistent():
+    names = set()
+    for code, rule in RULES.items():
+        assert isinstance(rule, Rule) and rule.code == code
+        assert re.fullmatch(r"CS\d{3}", code)
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name) and rule.name not in names
+        names.add(rule.name)
+        assert rule.severity in SEVERITIES and rule.family in registry.FAMILIES
+        assert rule.summary and not rule.summary.endswith(".")
+    families = {c[:3]: r.family for c, r in RULES.items()}
+    assert families == {"CS0": "cut", "CS1": "chunk", "CS2": "code", "CS3": "input",
+                        "CS4": "text-only", "CS9": "suppression"}
+
+
+def test_the_issue_catalogue_is_all_there():
+    for code in ["CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008",
+                 "CS101", "CS102", "CS103", "CS104", "CS201", "CS202"]:
+        assert code in RULES
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_has_a_doc_with_what_why_and_examples(code):
+    doc = RULES[code].doc
+    assert doc.startswith(f"# {code} {RULES[code].name}\n")
+    assert f"Default severity: **{RULES[code].severity}**" in doc
+    for section in ("## What it does", "## Why it matters", "## Example"):
+        assert section in doc, section
+    assert doc.count("~~~") >= 2  # examples in fences
+    example = doc[doc.index("## Example"):]
+    assert "bad" in example and "good" in example
+
+
+def test_lookups():
+    assert get_rule("CS002") is RULES["CS002"] and get_rule("cs002") is RULES["CS002"]
+    assert get_rule("mid-sentence") is RULES["CS002"] and get_rule("Mid-Sentence") is RULES["CS002"]
+    assert get_rule("nope") is None and get_rule(None) is None  # type: ignore[arg-type]
+    assert [r.code for r in match("CS00")] == [f"CS00{i}" for i in range(1, 9)]
+    assert len(match("ALL")) == len(RULES) and match("CS7") == []
+    assert registry.unknown_selectors(Settings(select=("CS7", "mid-word"), ignore=("bogus",),
+                                               severity={"CS002": "info"})) == ["CS7", "bogus"]
+
+
+def test_resolve_selection_defaults_and_ruff_like_precedence():
+    on = resolve_selection(Settings())
+    assert on == {c: r.severity for c, r in RULES.items()}
+    on = resolve_selection(Settings(select=("CS0",), ignore=("CS002",), extend_select=("CS101",)))
+    assert "CS002" not in on and "CS001" in on and "CS101" in on and "CS201" not in on
+    on = resolve_selection(Settings(ignore=("CS0",), select=("CS002",)))
+    assert list(on) == ["CS002"]
+    on = resolve_selection(Settings(ignore=("ALL",)))
+    assert on == {}
+    on = resolve_selection(Settings(severity={"ALL": "hint", "CS0": "info", "mid-word": "error",
+                                              "CS104": "off", "CS102": "bogus"}))
+    assert on["CS001"] == "error" and on["CS002"] == "info" and on["CS101"] == "hint"
+    assert "CS104" not in on and on["CS102"] == "hint"
+
+
+@pytest.mark.parametrize("path,pattern,hit", [
+    ("/repo/docs/legacy/a.md", "docs/legacy/*", True),
+    ("/repo/docs/legacy/a.md", "docs/legacy/", True),
+    ("/repo/docs/legacy/sub/a.md", "docs/legacy/", True),
+    ("/repo/docs/new/a.md", "docs/legacy/*", False),
+    ("/repo/docs/a.md", "*.md", True),
+    ("/repo/CHANGELOG.md", "CHANGELOG.md", True),
+    ("/repo/docs/CHANGELOG.md", "README.md", False),
+    ("C:\\repo\\docs\\a.md", "docs/*.md", True),
+    (None, "*", False),
+])
+def test_per_file_glob_matching(path, pattern, hit):
+    assert registry.path_matches(path, pattern) is hit
+    on = resolve_selection(Settings(per_file_ignores={pattern: ("CS002",)}), path)
+    assert ("CS002" not in on) is hit

@@ -1,0 +1,215 @@
+"""The cut checks against the source: where a cut is clean, where it breaks
+what, which single issue a cut gets, and what the issue carries."""
+
+from __future__ import annotations
+
+import pytest
+from cutkit import codes, make_chunks, marked, unmark
+
+from chunkseam.document import Document
+from chunkseam.settings import Settings
+from chunkseam.validate import validate
+
+S = Settings(min_tokens=0)  # no fragment noise in these small documents
+
+
+def run(marked_text: str, settings: Settings = S, **kw):
+    doc, chunks, cuts = marked(marked_text, **kw)
+    return doc, chunks, cuts, validate(doc, chunks, settings)
+
+
+def cut_codes(marked_text: str, settings: Settings = S, **kw) -> list[str]:
+    doc, chunks, cuts, issues = run(marked_text, settings, **kw)
+    return [i.code for i in issues if i.cut is not None]
+
+
+# -- clean cuts -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "First paragraph here.\n✂\nSecond paragraph here.",
+    "First paragraph here.✂\n\nSecond paragraph here.",
+    "First paragraph here.\n\n✂Second paragraph here.",
+    "First sentence here. ✂Second sentence here.",
+    "First sentence here.✂ Second sentence here.",
+    "First sentence here.\n✂Second sentence on a new line.",
+    "- item one\n✂- item two",
+    "- item one\n\n✂- item two",
+    "- parent\n  - child one\n✂  - child two",
+    "Intro:\n\n✂```py\nx = 1\n```\n",
+    "Intro:\n\n```py\nx = 1\n```✂\n\nAfter.",
+    "Para.\n\n✂| a | b |\n|---|---|\n| 1 | 2 |\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n✂\nAfter the table.",
+    "---\ntitle: x\n---\n✂\n# T\n\nBody.",
+])
+def test_clean_cuts_report_nothing(text):
+    assert cut_codes(text) == []
+
+
+# -- each rule at a cut ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text,code", [
+    ("Edit the configu✂ration file now.", "CS001"),
+    ("Set the timeout to ✂30 seconds and go.", "CS002"),
+    ("Set the timeout to✂ 30 seconds and go.", "CS002"),
+    ("The line\n✂wraps inside one sentence here.", "CS002"),
+    ("```py\nx = 1\n✂y = 2\n```\n", "CS003"),
+    ("Intro.\n\n    code line one\n✂    code line two\n", "CS003"),
+    ("| a | b |\n|---|---|\n| 1 | 2 |\n✂| 3 | 4 |\n", "CS004"),
+    ("| a | b |\n|---|---|\n✂| 1 | 2 |\n", "CS004"),
+    ("- one two three\n  four ✂five six\n- next", "CS005"),
+    ("- item one\n\n  ✂second paragraph of item one\n- next", "CS005"),
+    ("- parent\n✂  - child one\n  - child two", "CS005"),
+    ("See [the ✂guide](https://x.org) today.", "CS006"),
+    ("Run `pip ✂install x` now.", "CS006"),
+    ("A note (with an ✂aside) here.", "CS006"),
+    ("Include {* ../src/app.py ✂hl[3] *} here.", "CS006"),
+    ("Intro.\n\n## Install\n✂\nRun it.", "CS007"),
+    ("---\ntitle: x\n✂tags: y\n---\n\nBody.", "CS008"),
+    ("<div>\n<p>one</p>\n✂<p>two</p>\n</div>\n", "CS008"),
+    ("## Configuring the ✂connection pool\n\nText.", "CS002"),
+])
+def test_each_rule_fires_at_its_cut(text, code):
+    assert cut_codes(text) == [code]
+
+
+def test_precedence_gives_one_issue_per_cut():
+    # mid-word inside a sentence inside a list item inside brackets: CS001 wins
+    assert cut_codes("- see (the configu✂ration) now") == ["CS001"]
+    # a fence inside a list item: CS003 beats CS005
+    assert cut_codes("- item\n\n  ```\n  a\n✂  b\n  ```\n- next") == ["CS003"]
+    # a bracket in a list item: CS006 beats CS005
+    assert cut_codes("- item (one ✂two) end\n- next") == ["CS006"]
+    # a table row cut mid-word: CS004 beats CS001
+    assert cut_codes("| a | b |\n|---|---|\n| wo✂rd | 2 |\n") == ["CS004"]
+
+
+def test_turning_the_winner_off_gives_the_next_rule():
+    text = "- see the configu✂ration now"
+    assert cut_codes(text) == ["CS001"]
+    assert cut_codes(text, Settings(min_tokens=0, ignore=("CS001",))) == ["CS005"]
+    assert cut_codes(text, Settings(min_tokens=0, ignore=("CS001", "CS005"))) == ["CS002"]
+    assert cut_codes(text, Settings(min_tokens=0, select=("CS003",))) == []
+
+
+def test_orphan_heading_edge_cases():
+    # an empty section (next heading same level) is not an orphan
+    assert cut_codes("## A\n✂\n## B\n\nText.") == []
+    # a sub-heading is the body of its parent
+    assert cut_codes("## A\n✂\n### A.1\n\nText.") == ["CS007"]
+    # overlap that carries the heading into the next chunk: no orphan
+    text, _ = unmark("Intro.\n\n## Install\n\nRun it.")
+    doc = Document(text)
+    h = text.index("## Install")
+    body = text.index("Run")
+    chunks = make_chunks(text, [(0, body - 1), (h, len(text))])
+    assert "CS007" not in codes(validate(doc, chunks, S))
+
+
+def test_mid_word_definition():
+    assert cut_codes("plain word✂ next word") == ["CS002"]
+    bad = ["end.✂Next", "conﬁgu✂ration", "cafe\u0301✂\u0301x", "e\u0301" + "✂" + "\u0301",  # combining marks
+           "don✂'t do it", "call foo.✂bar now", "pi is 3✂.14 here", "std:✂:io::Result",
+           "see https://example.com/a✂/b now", "mail me at a@b✂.org now"]
+    for t in bad:
+        assert cut_codes(t)[:1] == ["CS001"], t
+    # Chinese has no spaces: a cut between two ideographs is mid-sentence, not mid-word
+    assert cut_codes("这是一个很长的句子✂没有空格。") == ["CS002"]
+    # an emoji ZWJ sequence is one character to a reader
+    assert cut_codes("family 👨\u200d✂👩 here") == ["CS001"]
+
+
+def test_issue_shape_for_a_mid_sentence_cut():
+    doc, chunks, cuts, issues = run("Intro text.\n\nTo prevent this, set the timeout to ✂30 seconds and "
+                                    "enable keepalive.\n")
+    (i,) = [i for i in issues if i.cut is not None]
+    c = cuts[0]
+    assert i.code == "CS002" and i.name == "mid-sentence" and i.severity == "warning"
+    assert (i.chunk, i.other_chunk, i.cut) == (0, 1, c)
+    sentence = doc.text.index("To prevent")
+    assert (i.start, i.end) == (sentence, doc.text.index("keepalive.") + len("keepalive."))
+    assert i.related == (c, i.end)
+    assert i.message == ('chunk 1 ends mid-sentence: "…this, set the timeout to" | "30 seconds and '
+                         'enable keepalive." is in chunk 2')
+    assert i.data["fix"] == "paragraph-break" and i.data["offset"] == sentence
+    assert i.data["sentence"] == [i.start, i.end] and i.data["side"] == "both"
+    assert i.fix  # a human hint
+
+
+def test_overlap_gives_two_cuts_charged_to_each_side():
+    text = "One two three four five six seven eight nine ten."
+    doc = Document(text)
+    a = text.index("four")
+    b = text.index("seven")
+    chunks = make_chunks(text, [(0, b), (a, len(text))])
+    issues = [i for i in validate(doc, chunks, S) if i.cut is not None]
+    assert sorted((i.cut, i.data["side"], i.chunk, i.other_chunk) for i in issues) == [
+        (a, "start", 0, 1), (b, "end", 0, 1)]
+    start = [i for i in issues if i.data["side"] == "start"][0]
+    assert start.message.startswith("chunk 2 starts mid-sentence:")
+    assert start.related == (0, a)
+
+
+def test_whitespace_gap_between_chunks_is_one_cut():
+    text = "Alpha beta gamma delta epsilon."
+    doc = Document(text)
+    g = text.index(" gamma")
+    chunks = make_chunks(text, [(0, g), (g + 1, len(text))])  # the space is in no chunk
+    issues = [i for i in validate(doc, chunks, S) if i.cut is not None]
+    assert [(i.code, i.cut, i.chunk, i.other_chunk, i.data["side"]) for i in issues] == [
+        ("CS002", g, 0, 1, "both")]
+    assert "CS304" not in codes(validate(doc, chunks, S))
+
+
+def test_whitespace_gap_judged_at_the_second_offset_when_the_first_is_clean():
+    text = "Para one.\n\n    code one\n    code two\n"
+    doc = Document(text)
+    end = text.index("\n\n")
+    code = text.index("code one")  # after the indentation of the indented code block
+    chunks = make_chunks(text, [(0, end), (code, len(text))])
+    got = [(i.code, i.cut) for i in validate(doc, chunks, S) if i.cut is not None]
+    assert got == [("CS003", code)]
+
+
+def test_split_fence_data_makes_two_complete_fences():
+    doc, chunks, cuts, issues = run("Intro.\n\n```python\nimport a\nimport b\n✂import c\n```\n")
+    (i,) = [i for i in issues if i.code == "CS003"]
+    d = i.data
+    assert d["fix"] == "split-fence" and d["marker"] == "```" and d["info"] == "python"
+    fixed = doc.text[: d["offset"]] + d["insert"] + doc.text[d["offset"]:]
+    again = Document(fixed)
+    from chunkseam.structure import structure
+
+    fences = [b for b in structure(again).blocks if b.kind == "fence"]
+    assert len(fences) == 2 and all(f.closed and f.info == "python" for f in fences)
+
+
+def test_repeat_header_data_gives_each_piece_a_header():
+    doc, chunks, cuts, issues = run("| a | b |\n|---|---|\n| 1 | 2 |\n✂| 3 | 4 |\n")
+    (i,) = [i for i in issues if i.code == "CS004"]
+    d = i.data
+    assert d["fix"] == "repeat-header" and d["rows_before"] == 1
+    assert "between body rows 1 and 2" in i.message
+    fixed = doc.text[: d["offset"]] + d["insert"] + doc.text[d["offset"]:]
+    from chunkseam.structure import structure
+
+    tables = [b for b in structure(Document(fixed)).blocks if b.kind == "table"]
+    assert len(tables) == 2
+    assert all(fixed[t.start:t.end].startswith("| a | b |\n|---|---|") for t in tables)
+
+
+def test_crlf_documents_judge_like_lf():
+    lf = "Para one here.\n\nSet the timeout to ✂30 seconds.\n\n```\na\n✂b\n```\n"
+    crlf = lf.replace("\n", "\r\n")
+    assert cut_codes(lf) == cut_codes(crlf) == ["CS002", "CS003"]
+
+
+def test_plain_text_documents_use_paragraph_and_sentence_checks():
+    assert cut_codes("Set the timeout to ✂30 seconds.\n", kind="text") == ["CS002"]
+    assert cut_codes("First para.\n✂\nSecond para.\n", kind="text") == []
+    assert cut_codes("Some (paren ✂aside) here.\n", kind="text") == ["CS006"]
+
+
+def test_cut_in_inline_html_tag_is_split_brackets():
+    assert cut_codes('A <dfn title="Not dynamic. ✂Fixed.">fixed</dfn> IP.') == ["CS006"]
