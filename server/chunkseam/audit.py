@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .report import FileResult, record_from_issue
+from .validate import statistics
 
 
 class SourceError(Exception):
@@ -314,12 +315,10 @@ def audit_group(job: AuditJob) -> FileResult:
                          "dump_line": dc.line if dc else None}
                 fp = fingerprint(text, i.code, i.start, i.end, i.cut) if job.fingerprints else ""
                 records.append(record_from_issue(doc, i, str(src_path), fingerprint=fp, **extra))
-            broken = {i.chunk for i in issues if i.chunk is not None}
-            per_rule: dict[str, int] = {}
-            for i in issues:
-                per_rule[i.code] = per_rule.get(i.code, 0) + 1
+            stats = statistics(chunks, issues)
             return FileResult(path=str(src_path), chunker="audit", chunks=len(chunks),
-                              chunks_with_issues=len(broken), per_rule=per_rule, records=records,
+                              chunks_with_issues=stats.chunks_with_issues, per_rule=dict(stats.per_rule),
+                              records=records,
                               approximate=bool(getattr(sizer, "approximate", False)),
                               mode="source-aware", mode_reason=reason, doc_id=g.doc_id,
                               extra={"source": g.source, "label": label, "dump_lines": [g.chunks[0].line, g.chunks[-1].line]})
@@ -332,16 +331,9 @@ def _text_only(job: AuditJob, label: str, reason: str) -> FileResult:
 
     g = job.group
     texts = [c.text for c in g.chunks]
-    try:
-        from .validate import validate_text_only  # type: ignore[attr-defined]
-    except ImportError:
-        try:
-            from .checks.textonly import validate_text_only  # type: ignore[no-redef]
-        except ImportError:
-            validate_text_only = None
-    issues = validate_text_only(texts, job.settings) if validate_text_only is not None else []
-    if validate_text_only is None:
-        reason += "; text-only checks are not available in this version"
+    from .validate import validate_text_only
+
+    issues = validate_text_only(texts, job.settings)
     records = []
     for i in issues:
         k = i.chunk if i.chunk is not None and 0 <= i.chunk < len(g.chunks) else None
@@ -358,11 +350,8 @@ def _text_only(job: AuditJob, label: str, reason: str) -> FileResult:
         rec.end_line = dc.line
         rec.column, rec.end_column = 1, 1
         records.append(rec)
-    broken = {i.chunk for i in issues if i.chunk is not None}
-    per_rule: dict[str, int] = {}
-    for i in issues:
-        per_rule[i.code] = per_rule.get(i.code, 0) + 1
-    return FileResult(path=job.dump_path, chunker="audit", chunks=len(g.chunks), chunks_with_issues=len(broken),
-                      per_rule=per_rule, records=records, mode="text-only", mode_reason=reason,
+    stats = statistics(range(len(g.chunks)), issues)
+    return FileResult(path=job.dump_path, chunker="audit", chunks=len(g.chunks),
+                      chunks_with_issues=stats.chunks_with_issues, per_rule=dict(stats.per_rule), records=records, mode="text-only", mode_reason=reason,
                       doc_id=g.doc_id, extra={"source": g.source, "label": label,
                                               "dump_lines": [g.chunks[0].line, g.chunks[-1].line]})
