@@ -99,7 +99,7 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "the chunk is below `min-tokens`: too small to mean anything alone"),
     ("CS103", "dangling-reference", "info", "chunk",
      "the chunk opens by pointing back (\"This\", \"As mentioned above\" …)"),
-    ("CS104", "no-context", "info", "chunk",
+    ("CS104", "no-context", "hint", "chunk",
      "the chunk carries no heading path although its document has headings"),
     # code files
     ("CS201", "split-definition", "warning", "code",
