@@ -71,11 +71,14 @@ def test_no_context_respects_the_chunk_heading_path():
     doc = Document(text)
     cut = text.index("Set")
     bare = make_chunks(text, [(0, cut), (cut, len(text))])
-    (i,) = codes_of(validate(doc, bare, Settings(min_tokens=0)), "CS104")
+    # CS104 is opt-in: off by default, on when selected
+    assert codes_of(validate(doc, bare, Settings(min_tokens=0)), "CS104") == []
+    on = Settings(min_tokens=0, extend_select=("CS104",))
+    (i,) = codes_of(validate(doc, bare, on), "CS104")
     assert i.chunk == 1 and i.data["heading_path"] == ["Database"]
     carried = [bare[0], Chunk(cut, len(text), 1, source=text, tokens=10, heading_path=("Database",))]
-    assert codes_of(validate(doc, carried, Settings(min_tokens=0)), "CS104") == []
+    assert codes_of(validate(doc, carried, on), "CS104") == []
     # a document without headings has no context to lose
     plain = "No headings. Just text here."
     assert codes_of(validate(Document(plain), make_chunks(plain, [(0, 13), (13, 28)]),
-                             Settings(min_tokens=0)), "CS104") == []
+                             on), "CS104") == []

@@ -30,9 +30,11 @@ def test_every_rule_has_a_tagged_bad_and_good_example():
         assert verdicts == {"bad", "good"}, code
 
 
-def _issues(ex):
+def _issues(ex, code):
     opts = ex["opts"]
-    s = Settings(**{k: v for k, v in opts.items() if k in ("size", "unit", "min_tokens")})
+    # the rule under test is selected, as a user reading its doc would (opt-in rules too)
+    s = Settings(**{k: v for k, v in opts.items() if k in ("size", "unit", "min_tokens")},
+                 extend_select=(code,))
     if opts.get("textonly"):
         text, cuts = unmark(ex["body"])
         return validate_text_only([text[a:b] for a, b in spans_from_cuts(len(text), cuts)], s)
@@ -44,7 +46,7 @@ def _issues(ex):
 
 @pytest.mark.parametrize("code,n,ex", CASES, ids=[f"{c}-{n}-{e['verdict']}" for c, n, e in CASES])
 def test_doc_example(code, n, ex):
-    got = [i.code for i in _issues(ex)]
+    got = [i.code for i in _issues(ex, code)]
     if ex["verdict"] == "bad":
         assert code in got, (ex["body"], got)
     else:

@@ -56,7 +56,7 @@ def test_lookups():
 
 def test_resolve_selection_defaults_and_ruff_like_precedence():
     on = resolve_selection(Settings())
-    assert on == {c: r.severity for c, r in RULES.items()}
+    assert on == {c: r.severity for c, r in RULES.items() if c not in registry.OPT_IN}
     on = resolve_selection(Settings(select=("CS0",), ignore=("CS002",), extend_select=("CS101",)))
     assert "CS002" not in on and "CS001" in on and "CS101" in on and "CS201" not in on
     on = resolve_selection(Settings(ignore=("CS0",), select=("CS002",)))
@@ -84,3 +84,15 @@ def test_per_file_glob_matching(path, pattern, hit):
     assert registry.path_matches(path, pattern) is hit
     on = resolve_selection(Settings(per_file_ignores={pattern: ("CS002",)}), path)
     assert ("CS002" not in on) is hit
+
+
+def test_opt_in_rules_run_only_when_selected():
+    from chunkseam.checks.registry import OPT_IN, resolve_selection
+
+    assert "CS104" in OPT_IN
+    default = resolve_selection(Settings())
+    assert "CS104" not in default and "CS002" in default
+    for selector in (("CS104",), ("no-context",), ("CS1",), ("ALL",)):
+        assert "CS104" in resolve_selection(Settings(extend_select=selector)), selector
+    assert "CS104" in resolve_selection(Settings(select=("CS104",)))
+    assert "CS104" not in resolve_selection(Settings(extend_select=("CS1",), ignore=("CS104",)))

@@ -29,8 +29,9 @@ severities for one file, the way ruff does: for each rule the most specific
 selector that matches it decides (an exact code or name beats any prefix, a
 longer prefix beats a shorter one, ``ALL`` is the least specific); between a
 ``select``/``extend-select`` and an ``ignore`` selector of equal specificity
-the ``ignore`` wins. Without ``select`` every rule is selected (``select = []``
-is the default). ``per-file-ignores`` then removes rules for files whose path
+the ``ignore`` wins. Without ``select`` every rule is selected but the opt-in
+ones (:data:`OPT_IN`: CS104), which run when any selector names them
+(``extend-select = ["CS104"]``, ``select = ["ALL"]`` …). ``per-file-ignores`` then removes rules for files whose path
 matches a glob, and ``severity`` re-grades rules (most specific selector
 wins; ``"off"`` disables).
 """
@@ -255,6 +256,12 @@ def _decide(code: str, selected: list[tuple[int, bool]]) -> bool | None:
     return all(votes)
 
 
+#: rules that run only when selected explicitly (by code, prefix, name or
+#: ``ALL``), like ruff's non-default rules: real findings, but too frequent
+#: under window chunkers to be on by default
+OPT_IN = frozenset({"CS104"})
+
+
 def resolve_selection(settings: Any = None, path: str | None = None) -> dict[str, str]:
     """Enabled rules and their effective severity for a file at ``path``.
 
@@ -282,7 +289,14 @@ def _file_ignores(per_file: dict[str, Iterable[str]], path: str | None) -> tuple
 def _resolve(select: tuple[str, ...], extend: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[tuple[str, str], ...], file_ignores: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     votes: dict[str, list[tuple[int, bool]]] = {c: [] for c in RULES}
-    for sel in (select or ("ALL",)) + extend:
+    if not select:
+        # the default selection: every rule but the opt-in ones, at the lowest
+        # specificity (as "ALL" would be), so any explicit selector overrides it
+        spec_all = _match("ALL")[1]
+        for c in RULES:
+            if c not in OPT_IN:
+                votes[c].append((spec_all, True))
+    for sel in select + extend:
         codes, spec = _match(sel)
         for c in codes:
             votes[c].append((spec, True))
