@@ -62,8 +62,9 @@ def test_text_format_and_summary() -> None:
     s = report.summarize(results)
     report.write_text(out, results, s, color=False)
     lines = out.getvalue().splitlines()
-    assert lines[0] == 'docs/a.md:4:1: CS002 [mid-sentence] chunk 1 ends mid-sentence: "…set the timeout to"'
-    assert lines[1].startswith("docs/a.md:3:5: CS001 [mid-word] ")
+    # text output points at the cut itself (JSON and SARIF carry the broken range)
+    assert lines[0] == 'docs/a.md:4:19: CS002 [mid-sentence] chunk 1 ends mid-sentence: "…set the timeout to"'
+    assert lines[1].startswith("docs/a.md:3:8: CS001 [mid-word] ")
     assert lines[-1] == "3 issues in 1 file; 3 of 4 chunks broken (75.0%)"
     colored = io.StringIO()
     report.write_text(colored, results, s, color=True)

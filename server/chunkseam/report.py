@@ -239,7 +239,10 @@ def _rule_attr(rule: Any, name: str, default: Any = None) -> Any:
 
 def write_text_records(out: TextIO, records: Iterable[Record], st: Style) -> None:
     for rec in records:
-        loc = f"{rec.path}:{rec.line}:{rec.column}:"
+        # a cut is reported where it falls (the range it breaks is in JSON/SARIF)
+        line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
+        col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
+        loc = f"{rec.path}:{line}:{col}:"
         out.write(f"{st.bold(loc)} {st.severity(rec.severity, rec.code)} "
                   f"{st.dim('[' + rec.name + ']')} {rec.message}\n")
 
