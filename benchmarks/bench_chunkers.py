@@ -15,7 +15,8 @@ process; wall-clock seconds are printed beside). In the same run:
   LangChain's chunks.
 
 Every pass starts cold: a fresh sizer (its count cache empty), the pysbd
-sentence cache and the recursive chunker's short-text count cache cleared,
+sentence cache, the structure's segment-parse cache, the markdown chunker's
+section cache and the recursive chunker's short-text count cache cleared,
 new Document objects (so no structure is memoised). Passes are interleaved
 (floor, LangChain, each strategy, then again), the garbage collector is run
 before and paused during each timed pass (as ``timeit`` does), and the best
@@ -52,11 +53,17 @@ def load_corpus() -> list[str]:
 
 def cold() -> None:
     """Forget everything cached across calls by content."""
-    from chunkseam import sentences
-    from chunkseam.chunkers import recursive
+    import importlib
 
+    from chunkseam.chunkers import markdown, recursive
+
+    # the modules (chunkseam/__init__ exports functions named like some of them)
+    sentences = importlib.import_module("chunkseam.sentences")
+    structure = importlib.import_module("chunkseam.structure")
     sentences.segment.cache_clear()
     recursive.clear_caches()
+    markdown.clear_caches()  # section chunks (also keyed by sizer, which is fresh anyway)
+    structure._SEGMENTS.data.clear()  # Markdown segment parses
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,10 +8,11 @@
 
 Targets (issue 5): median edit <= 10% of cold and < 100 ms; RSS < 300 MB.
 
-    python benchmarks/bench_lsp.py [--edits 50] [--docs 10] [--seed 1] [--profile]
+    python benchmarks/bench_lsp.py [--edits 50] [--docs 10] [--seed 1] [--profile | --profile-only]
 
-``--profile`` also runs the same cold analysis and one edit in-process under
-cProfile and prints the top functions (to find where the engine spends time).
+``--profile`` also runs the same analyses in-process: the cold one and
+``--edits`` one-character edits made as the server makes them, timed by
+phase (structure, chunking, validation), then one edit under cProfile.
 """
 
 from __future__ import annotations
@@ -231,35 +232,62 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
 
 
 def profile(args: argparse.Namespace) -> None:
-    """The same work in-process under cProfile: cold analysis, then one edit."""
+    """The same work in-process: the cold analysis, then single-character
+    edits made the way the server makes them (``Document.with_edit``, so the
+    line index and the structure are updated from the previous version),
+    timed by phase; then one more edit under cProfile."""
     import cProfile
     import pstats
 
-    from chunkseam.analysis import analyze
+    from chunkseam.analysis import make_chunks, sizer_for
     from chunkseam.config import resolve
     from chunkseam.document import Document
+    from chunkseam.structure import structure
+    from chunkseam.validate import validate
 
     files = corpus_files()
     text = make_document(files, args.size)
     overrides = {"chunker": args.chunker} if args.chunker else None
     settings = resolve(None, overrides, strict=False).settings
+    sizer = sizer_for(settings)
     doc = Document(text, uri="file:///bench/doc0.md", path="/bench/doc0.md", version=1,
                    language_id="markdown")
-    for label, d in (("cold", doc), ("one edit", None)):
-        if d is None:
-            off = len(text) // 2
-            text = text[:off] + "x" + text[off:]
-            d = Document(text, uri="file:///bench/doc0.md", path="/bench/doc0.md", version=2,
-                         language_id="markdown")
-        prof = cProfile.Profile()
-        t = time.perf_counter()
-        prof.enable()
-        analyze(d, settings)
-        prof.disable()
-        print(f"\n== in-process analyze, {label}: {(time.perf_counter() - t) * 1000:.1f} ms "
-              "(under cProfile) ==")
-        pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
 
+    def phases(d: Document) -> tuple[float, float, float]:
+        t0 = time.perf_counter()
+        structure(d)
+        t1 = time.perf_counter()
+        _name, chunks = make_chunks(d, settings, sizer)
+        t2 = time.perf_counter()
+        validate(d, chunks, settings, sizer=sizer)
+        t3 = time.perf_counter()
+        return (t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000
+
+    doc.line_starts  # the server has it from the first publication
+    cold = phases(doc)
+    print(f"\n== in-process, cold: structure {cold[0]:.1f} ms, chunk {cold[1]:.1f} ms, "
+          f"validate {cold[2]:.1f} ms, total {sum(cold):.1f} ms ==")
+    rng = random.Random(args.seed)
+    runs = []
+    for _ in range(max(1, args.edits)):
+        off = rng.randrange(len(doc.text) + 1)
+        # the previous version stays alive meanwhile, as the server's last result does
+        prev = doc
+        doc = prev.with_edit(off, off, rng.choice("abcdefghij "), version=(prev.version or 0) + 1)
+        runs.append(phases(doc))
+    med = [statistics.median(r[k] for r in runs) for k in range(3)]
+    total = statistics.median(sum(r) for r in runs)
+    print(f"== in-process, {len(runs)} one-character edits (median): structure {med[0]:.1f} ms, "
+          f"chunk {med[1]:.1f} ms, validate {med[2]:.1f} ms, total {total:.1f} ms ==")
+    off = len(doc.text) // 2
+    prev = doc
+    doc = prev.with_edit(off, off, "x", version=(prev.version or 0) + 1)
+    prof = cProfile.Profile()
+    prof.enable()
+    phases(doc)
+    prof.disable()
+    print("\n== one more edit under cProfile (internal time) ==")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(18)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -269,9 +297,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunker", default=None, help="override the routed chunker")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--profile-only", action="store_true",
+                    help="only the in-process figures (no server)")
     args = ap.parse_args()
-    asyncio.run(run(args))
-    if args.profile:
+    if not args.profile_only:
+        asyncio.run(run(args))
+    if args.profile or args.profile_only:
         profile(args)
 
 

@@ -13,6 +13,7 @@ extra ones of :meth:`str.splitlines`.
 from __future__ import annotations
 
 import re
+import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,8 @@ class Position:
 class Document:
     """The text of one file at one version, with a line index."""
 
-    __slots__ = ("text", "version", "path", "uri", "language_id", "kind", "_line_starts", "_cache")
+    __slots__ = ("text", "version", "path", "uri", "language_id", "kind", "_line_starts", "_cache",
+                 "_origins", "__weakref__")
 
     def __init__(
         self,
@@ -132,6 +134,8 @@ class Document:
         self._line_starts: list[int] | None = None
         #: per-version memo for derived data (structure, chunks …) keyed by name
         self._cache: dict[object, object] = {}
+        #: documents this one was edited from (see :meth:`lineage`)
+        self._origins: tuple[tuple[weakref.ref, int, int, int], ...] = ()
 
     # -- construction ---------------------------------------------------
     @classmethod
@@ -147,6 +151,18 @@ class Document:
         if text.startswith(_BOM):
             text = text[1:]
         return cls(text, path=str(p), kind=kind)
+
+    def __getstate__(self) -> tuple:
+        # pickled without what is derived (the memo) or process-local (the
+        # weak references of the lineage)
+        return (None, {name: getattr(self, name) for name in self.__slots__
+                       if name not in ("__weakref__", "_cache", "_origins")})
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in state[1].items():
+            object.__setattr__(self, name, value)
+        self._cache = {}
+        self._origins = ()
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Document(path={self.path!r}, kind={self.kind!r}, chars={len(self.text)})"
@@ -166,6 +182,63 @@ class Document:
             value = factory()
             self._cache[key] = value
             return value
+
+    def memoised(self, key: object, default: object = None) -> object:
+        """What :meth:`memo` keeps under ``key``, without computing it."""
+        return self._cache.get(key, default)
+
+    # -- edits ------------------------------------------------------------
+    def with_edit(self, start: int, end: int, text: str, *,
+                  version: int | None = None) -> "Document":
+        """A new document: this one with ``[start, end)`` replaced by ``text``
+        (offsets clamped into the text and put in order), with the same path,
+        URI, language and kind, and ``version`` (this one's when None).
+
+        When this document's line index has been built, the new one's is
+        carried over (unchanged before the edit, shifted after it, rescanned
+        only around it) instead of scanning the whole new text."""
+        start, end = self.clamp(start), self.clamp(end)
+        if end < start:
+            start, end = end, start
+        old = self.text
+        new = Document(old[:start] + text + old[end:], path=self.path, uri=self.uri,
+                       version=self.version if version is None else version,
+                       language_id=self.language_id, kind=self.kind)
+        new.carry_line_index(self, start, end, len(text))
+        new._origins = _compose_origins(self, start, end, len(text))
+        return new
+
+    def with_edits(self, edits, *, version: int | None = None) -> "Document":
+        """This document with ``edits`` applied in order: ``(start, end, text)``
+        triples, each in offsets of the text the previous ones produced."""
+        doc = self
+        for start, end, text in edits:
+            doc = doc.with_edit(start, end, text, version=version)
+        if doc is self:  # no edits: a new version of the same text
+            doc = self.with_edit(0, 0, "", version=version)
+        return doc
+
+    def lineage(self) -> list[tuple["Document", int, int, int]]:
+        """The documents this one was made from by :meth:`with_edit` that are
+        still alive, nearest first (at most :data:`LINEAGE_DEPTH`): ``(doc,
+        start, end, inserted)`` where this text is ``doc.text`` with
+        ``[start, end)`` replaced by ``inserted`` characters. Derived data of
+        an ancestor (its structure …) can be updated instead of rebuilt."""
+        out = []
+        for ref, start, end, inserted in self._origins:
+            doc = ref()
+            if doc is not None:
+                out.append((doc, start, end, inserted))
+        return out
+
+    def carry_line_index(self, old: "Document", start: int, end: int, inserted: int) -> None:
+        """Take this document's line index from ``old``'s, this text being
+        ``old``'s with ``[start, end)`` replaced by ``inserted`` characters
+        (nothing happens when ``old`` has no line index yet)."""
+        starts = old._line_starts
+        if starts is None:
+            return
+        self._line_starts = _carried_line_starts(starts, self.text, start, end, inserted)
 
     # -- line index -------------------------------------------------------
     @property
@@ -275,6 +348,55 @@ class Document:
         self, start: int, end: int, encoding: PositionEncoding = "utf-16"
     ) -> tuple[Position, Position]:
         return self.offset_to_position(start, encoding), self.offset_to_position(end, encoding)
+
+
+#: how many ancestors :meth:`Document.lineage` remembers
+LINEAGE_DEPTH = 8
+
+
+def _compose_origins(old: Document, start: int, end: int,
+                     inserted: int) -> tuple[tuple[weakref.ref, int, int, int], ...]:
+    """The origins of ``old.text`` with ``[start, end)`` replaced by
+    ``inserted`` characters: ``old`` itself, then each of ``old``'s origins
+    with the two edits merged into one replacement (weak references only)."""
+    out = [(weakref.ref(old), start, end, inserted)]
+    for ref, a0, b0, n0 in old._origins[: LINEAGE_DEPTH - 1]:
+        # old.text = X[:a0] + (n0 characters) + X[b0:]; the union of the two
+        # replaced regions, in old's offsets, then mapped back to X's
+        lo = min(start, a0)
+        hi = max(end, a0 + n0)
+        shift = n0 - (b0 - a0)
+        lo_x = lo  # lo <= a0: unchanged before the first edit
+        hi_x = hi - shift  # hi >= a0 + n0: after the first edit
+        new_len = (hi - lo) + inserted - (end - start)
+        out.append((ref, lo_x, hi_x, new_len))
+    return tuple(out)
+
+
+def _carried_line_starts(starts: list[int], text: str, start: int, end: int,
+                         inserted: int) -> list[int]:
+    """The line starts of ``text``, which is the text of ``starts`` with
+    ``[start, end)`` replaced by ``inserted`` characters: kept before the edit,
+    shifted after it, recomputed only around it."""
+    delta = inserted - (end - start)
+    # recompute from the start of the line before the edit (a CR there may
+    # join an LF the edit inserts) ...
+    first = max(0, bisect_right(starts, start) - 2)
+    win_start = starts[first]
+    # ... to the first old line start safely after the edit (its line break is untouched)
+    k = bisect_right(starts, end + 1)
+    tail = starts[k:]
+    win_end = (tail[0] + delta) if tail else len(text)
+    middle = [m.end() for m in _EOL.finditer(text, win_start, win_end)]
+    if middle and tail and middle[-1] == win_end:
+        middle.pop()  # the window's end is the kept line start itself
+    out = starts[: first + 1]
+    out.extend(m for m in middle if m > win_start)
+    if delta:
+        out.extend([s + delta for s in tail])
+    else:
+        out.extend(tail)
+    return out
 
 
 def load(source: str | Path | Document, *, kind: str | None = None) -> Document:

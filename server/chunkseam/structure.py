@@ -17,16 +17,29 @@ no segment ends inside an open fence or HTML block: when one does (its last
 block reaches the segment's end), the segment is merged with the next and
 parsed again. ``tests/test_structure.py`` checks the equality on the corpus
 and on generated documents.
+
+A document made by :meth:`Document.with_edit` from a version whose structure
+is known gets its segments by updating that version's (:func:`_resegment`):
+only the anchors and segments around the edit are looked at again, the
+others are the same segment objects at shifted offsets. And :class:`Block`
+objects are made lazily, per segment, for the blocks a lookup returns;
+``Structure.blocks`` makes them all. Segment parses carry a serial number
+(the same number, the same text and parse), which the chunker and the
+validator use to key their own per-section and per-cut caches.
+``tests/test_incremental.py`` checks all of it against fresh computations.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from bisect import bisect_right
+import weakref
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from threading import Lock
+from typing import Callable
 
 from .document import Document
 from .sentences import segment
@@ -141,6 +154,11 @@ def _plain_title(content: str) -> str:
     return " ".join(out.split())
 
 
+#: block kinds by opening token type (one string object per kind, not one per block)
+_KIND_OF = {f"{k}_open": k for k in ("heading", "paragraph", "table", "bullet_list",
+                                      "ordered_list", "list_item", "blockquote", "tr")}
+
+
 def _parse_segment(text: str) -> tuple[tuple, ...]:
     """Blocks of one segment as tuples with offsets relative to ``text``."""
     tokens = _block_tokens(text)
@@ -178,7 +196,7 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
     for tok in tokens:
         ttype = tok.type
         if tok.nesting == 1 and tok.map is not None and ttype.endswith("_open"):
-            kind = ttype[:-5]
+            kind = _KIND_OF.get(ttype) or ttype[:-5]
             if kind in ("thead", "tbody", "th", "td"):
                 continue
             if kind == "tr":
@@ -244,6 +262,8 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
     for rec in out:
         if rec[0] == "heading" and rec[4] is None:
             rec[4] = ""
+        if not rec[8]:
+            rec[8] = ()  # (an empty list per record adds up over a large document)
     return tuple(tuple(r) for r in out)
 
 
@@ -280,30 +300,188 @@ def _fence_closed(tok, lines: _Lines, last: int) -> bool:
 _ANCHOR = re.compile(r"(?:^|\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\r(?!\n)|\n)(?=#{1,6}(?:[ \t]|\r|\n|$))")
 _FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
 _FRONT_MATTER_CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)")
+#: what follows the ``#`` run of an ATX heading line (or the end of the text)
+_HEADING_MARKS = re.compile(r"#{1,6}(?:[ \t\r\n]|\Z)")
+
+
+def _skip_to(text: str) -> int:
+    """End of the front matter (0 when there is none): no anchor before it."""
+    if _FRONT_MATTER_OPEN.match(text):
+        m = _FRONT_MATTER_CLOSE.search(text, 3)
+        return m.end() if m else len(text)
+    return 0
 
 
 def _anchor_offsets(text: str) -> list[int]:
-    """Offsets of candidate segment starts (after 0)."""
-    skip_to = 0
-    if _FRONT_MATTER_OPEN.match(text):
-        m = _FRONT_MATTER_CLOSE.search(text, 3)
-        skip_to = m.end() if m else len(text)
-    return [m.end() for m in _ANCHOR.finditer(text, skip_to) if m.end() > skip_to]
+    """Offsets of candidate segment starts (after 0): every ``#`` at a line
+    start that opens an ATX heading line and follows a blank line — the
+    matches of :data:`_ANCHOR`, found by scanning for line breaks followed by
+    ``#`` (much faster than running the regular expression at every offset)."""
+    return _anchors_in(text, 0, len(text) + 1, _skip_to(text))
+
+
+def _anchors_in(text: str, lo: int, hi: int, skip_to: int) -> list[int]:
+    """The anchors ``p`` with ``lo <= p < hi`` (and ``p > skip_to``)."""
+    out: list[int] = []
+    first = max(lo - 1, skip_to, 0)
+    for brk in ("\n#", "\r#") if "\r" in text else ("\n#",):
+        found: list[int] = []
+        i = text.find(brk, first)
+        while 0 <= i < hi - 1:
+            p = i + 1  # the "#"
+            if p > skip_to and _HEADING_MARKS.match(text, p) and _after_blank_line(text, i, skip_to):
+                found.append(p)
+            i = text.find(brk, p)
+        out = found if not out else sorted(out + found)
+    return out
+
+
+def _after_blank_line(text: str, brk: int, skip_to: int) -> bool:
+    """Whether the line break at ``brk`` (its last character, ``\\n`` or a
+    lone ``\\r``) ends a blank line (spaces and tabs only) that is preceded by
+    the start of the text or a line break at or after ``skip_to``."""
+    j = brk
+    if text[j] == "\n" and j > 0 and text[j - 1] == "\r":
+        j -= 1
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    return j == 0 or (j - 1 >= skip_to and text[j - 1] in "\r\n")
+
+
+_SERIALS = itertools.count()
+
+
+class _Seg:
+    """The parse of one segment's text (offsets relative to it) and the
+    indexes lookups need; cached by the text, so shared by every version (and
+    document) in which the segment's text recurs."""
+
+    __slots__ = ("recs", "serial", "n", "nlines", "open_end", "_index", "_children", "_groups",
+                 "last")
+
+    def __init__(self, recs: tuple, text: str, nlines: int | None = None) -> None:
+        self.recs = recs
+        #: unique for the life of the process: equal serials, same text and parse
+        self.serial = next(_SERIALS)
+        self.n = len(recs)
+        #: line breaks in the text (\r\n counts once; segments never split one)
+        self.nlines = (text.count("\n") + text.count("\r") - text.count("\r\n")
+                       if nlines is None else nlines)
+        #: ends inside a top-level fence or HTML block (which would swallow
+        #: the anchor heading that starts the next segment)
+        self.open_end = any(r[6] == 0 and r[0] in ("fence", "html_block") and not r[10]
+                            for r in recs)
+        self._index: tuple | None = None
+        self._children: dict[int, list[int]] | None = None
+        self._groups: list[tuple[int, int, int, bool, bool]] | None = None
+        #: the Block objects made at the last position this segment was
+        #: materialised at: ((start, line base, index base), slots)
+        self.last: tuple[tuple[int, int, int], list] | None = None
+
+    # -- indexes for lookups, made on first use (a structure that is only
+    # ever asked for all its blocks needs none of them)
+    def _indexes(self) -> tuple:
+        index = self._index
+        if index is None:
+            recs = self.recs
+            leaf_idx = tuple(i for i, r in enumerate(recs) if r[0] in LEAF_KINDS)
+            # (tuples of atoms: the garbage collector stops tracking them)
+            index = self._index = (
+                tuple(r[1] for r in recs),
+                leaf_idx,
+                tuple(recs[i][1] for i in leaf_idx),
+                tuple(i for i, r in enumerate(recs) if r[6] == 0),
+                tuple((i, r[1], r[3], r[4]) for i, r in enumerate(recs)
+                      if r[0] == "heading" and r[6] == 0),
+            )
+        return index
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """Start of each record."""
+        return self._indexes()[0]
+
+    @property
+    def leaf_idx(self) -> tuple[int, ...]:
+        """Indexes of the leaf records."""
+        return self._indexes()[1]
+
+    @property
+    def leaf_starts(self) -> tuple[int, ...]:
+        return self._indexes()[2]
+
+    @property
+    def top(self) -> tuple[int, ...]:
+        """Indexes of the top-level records."""
+        return self._indexes()[3]
+
+    @property
+    def heads(self) -> tuple[tuple[int, int, int, str], ...]:
+        """Top-level headings: (index, start, level, title)."""
+        return self._indexes()[4]
+
+    def children(self) -> dict[int, list[int]]:
+        kids = self._children
+        if kids is None:
+            kids = {}
+            for i, r in enumerate(self.recs):
+                if r[5] is not None:
+                    kids.setdefault(r[5], []).append(i)
+            self._children = kids
+        return kids
+
+    def groups(self) -> list[tuple[int, int, int, bool, bool]]:
+        """The top-level blocks grouped by heading as if a section started
+        here (see :meth:`Structure.sections`): ``(first, last, heading,
+        has_body, starts_with_heading)`` with record indices and the start of
+        the group's last heading (-1 when none)."""
+        groups = self._groups
+        if groups is None:
+            groups = []
+            cur: list | None = None
+            recs = self.recs
+            for i in self.top:
+                r = recs[i]
+                if r[0] == "heading":
+                    if cur is not None and cur[3]:
+                        groups.append(tuple(cur))
+                        cur = None
+                    if cur is None:
+                        cur = [i, i, r[1], False, True]
+                    else:
+                        cur[1] = i
+                        cur[2] = r[1]
+                    cur[3] = False
+                else:
+                    if cur is None:
+                        cur = [i, i, -1, True, False]
+                    cur[1] = i
+                    cur[3] = True
+            if cur is not None:
+                groups.append(tuple(cur))
+            self._groups = groups
+        return groups
 
 
 class _SegmentCache:
+    """Segment parses by text, least recently used dropped first. An edited
+    document does not need it for its unchanged segments (its structure is
+    updated from the previous version's, see :func:`_resegment`); it serves
+    the segments an edit touches (an undo finds them again), documents that
+    share text, and the attempts of a merge."""
+
     def __init__(self, maxsize: int = 4096) -> None:
         self.maxsize = maxsize
-        self.data: OrderedDict[str, tuple] = OrderedDict()
+        self.data: OrderedDict[str, _Seg] = OrderedDict()
         self.lock = Lock()
 
-    def get(self, text: str) -> tuple:
+    def get(self, text: str) -> _Seg:
         with self.lock:
             hit = self.data.get(text)
             if hit is not None:
                 self.data.move_to_end(text)
                 return hit
-        value = _parse_segment(text)
+        value = _Seg(_parse_segment(text), text)
         with self.lock:
             self.data[text] = value
             if len(self.data) > self.maxsize:
@@ -318,136 +496,475 @@ class _SegmentCache:
 _SEGMENTS = _SegmentCache()
 
 
-def _ends_open(blocks: tuple, seg_text: str) -> bool:
-    """Whether the segment ends inside a top-level fence or HTML block (which
-    would swallow the anchor heading that starts the next segment)."""
-    return any(r[6] == 0 and r[0] in ("fence", "html_block") and not r[10] for r in blocks)
+class _Segmentation:
+    """The segments of one text: their starts and parses, and the anchors
+    and front-matter end they were cut by (kept to update them after an edit)."""
+
+    __slots__ = ("starts", "segs", "anchors", "skip_to", "updated")
+
+    def __init__(self, starts: list[int], segs: list[_Seg], anchors: list[int],
+                 skip_to: int, updated: bool = False) -> None:
+        self.starts = starts
+        self.segs = segs
+        self.anchors = anchors
+        self.skip_to = skip_to
+        #: made by updating an older version's (see :func:`_resegment`)
+        self.updated = updated
 
 
-def parse_blocks(text: str) -> list[Block]:
-    """All blocks of ``text`` in document order (pre-order), offsets absolute."""
-    anchors = _anchor_offsets(text)
-    bounds = [0, *anchors, len(text)]
-    blocks: list[Block] = []
-    i = 0
-    line_base = 0
-    counted_to = 0
-    while i < len(bounds) - 1:
+def _segments(text: str) -> tuple[list[int], list[_Seg]]:
+    """The segments of ``text``: their start offsets and parses."""
+    seg = _segment_all(text)
+    return seg.starts, seg.segs
+
+
+def _segment_all(text: str) -> _Segmentation:
+    skip_to = _skip_to(text)
+    anchors = _anchors_in(text, 0, len(text) + 1, skip_to)
+    starts: list[int] = []
+    segs: list[_Seg] = []
+    _segment_run(text, [0, *anchors, len(text)], 0, starts, segs)
+    return _Segmentation(starts, segs, anchors, skip_to)
+
+
+def _segment_run(text: str, bounds: list[int], i: int, starts: list[int], segs: list[_Seg],
+                 sync: Callable[[int], tuple[list[int], list[_Seg]] | None] | None = None) -> None:
+    """Cut ``text`` into segments from ``bounds[i]`` on, appending to
+    ``starts``/``segs``; ``sync(start)`` may hand over the rest (the
+    segments of an older version that are known to follow from there)."""
+    last = len(bounds) - 1
+    while i < last:
         seg_start = bounds[i]
+        if sync is not None:
+            rest = sync(seg_start)
+            if rest is not None:
+                starts.extend(rest[0])
+                segs.extend(rest[1])
+                return
         j = i + 1
         step = 1
         while True:
             seg_text = text[seg_start : bounds[j]]
-            recs = _SEGMENTS.get(seg_text)
-            if j < len(bounds) - 1 and _ends_open(recs, seg_text):
+            seg = _SEGMENTS.get(seg_text)
+            if j < last and seg.open_end:
                 # merge with the following segments; growing the step
                 # geometrically keeps an early unclosed fence from making the
-                # parse quadratic in the number of segments
-                _SEGMENTS.forget(seg_text)
-                j = min(j + step, len(bounds) - 1)
+                # parse quadratic in the number of segments. The open attempt
+                # stays cached: the next version meets it again (unless the
+                # edit is in it) and needs no parse to know it must merge
+                j = min(j + step, last)
                 step *= 2
                 continue
             break
-        base = len(blocks)
-        line_base += _count_lines(text, counted_to, seg_start)
-        counted_to = seg_start
-        for rec in recs:
-            (kind, s, e, level, title, parent, depth, info, rows, hend, closed, first, last) = rec
-            blocks.append(
-                Block(
-                    kind,
-                    s + seg_start,
-                    e + seg_start,
-                    level,
-                    title,
-                    None if parent is None else parent + base,
-                    depth,
-                    info,
-                    [(a + seg_start, b + seg_start) for a, b in rows] if rows else [],
-                    hend + seg_start if hend else 0,
-                    len(blocks),
-                    closed,
-                    first + line_base,
-                    last + line_base,
-                )
-            )
+        starts.append(seg_start)
+        segs.append(seg)
         i = j
+
+
+_NOT_BLANK = re.compile(r"[^ \t\r\n]")
+
+
+def _resegment(text: str, old: _Segmentation, a: int, b: int,
+               inserted: int) -> _Segmentation | None:
+    """The segmentation of ``text``, which is the text ``old`` was made from
+    with ``[a, b)`` replaced by ``inserted`` characters, reusing ``old``
+    (None when the edit touches the front matter's extent: start afresh).
+
+    Equal to :func:`_segment_all` (tests/test_incremental.py checks it):
+
+    * an anchor's status depends on its blank line, the line break before it
+      and at most 7 characters after the ``#``. Segment starts ``r`` with
+      ``r + 8 <= a``, and every anchor up to them, are unchanged; anchors
+      after the first character at or after the edit that is not a space,
+      tab or line break cannot look back into the edit: they are the old
+      ones, shifted. Only the anchors between are searched for.
+    * segments are cut greedily from a segment start using the text and
+      anchors from there on: the old segments before ``r`` stay, and from
+      the first new segment start past that point that was also an old one,
+      the old segments follow, shifted.
+    """
+    skip_to = _skip_to(text)
+    if skip_to != old.skip_to:
+        return None
+    delta = inserted - (b - a)
+    S = old.starts
+    i_r = max(bisect_right(S, a - 8) - 1, 0)
+    r = S[i_r]
+    m = _NOT_BLANK.search(text, a + inserted)
+    resume = m.start() + 1 if m else len(text) + 1
+    oa = old.anchors
+    anchors = oa[: bisect_right(oa, r)]
+    anchors.extend(_anchors_in(text, r + 1, resume, skip_to))
+    k = bisect_left(oa, resume - delta)
+    anchors.extend([p + delta for p in oa[k:]] if delta else oa[k:])
+    bounds = [0, *anchors, len(text)]
+    starts = S[:i_r]
+    segs = old.segs[:i_r]
+
+    def sync(start: int) -> tuple[list[int], list[_Seg]] | None:
+        if start < resume:
+            return None
+        q = start - delta
+        k = bisect_left(S, q)
+        if k < len(S) and S[k] == q:
+            return ([x + delta for x in S[k:]] if delta else S[k:], old.segs[k:])
+        return None
+
+    _segment_run(text, bounds, bisect_left(bounds, r), starts, segs, sync)
+    return _Segmentation(starts, segs, anchors, skip_to, updated=True)
+
+
+def _make_block(rec: tuple, seg_start: int, line_base: int, index_base: int, i: int) -> Block:
+    (kind, s, e, level, title, parent, depth, info, rows, hend, closed, first, last) = rec
+    return Block(
+        kind,
+        s + seg_start,
+        e + seg_start,
+        level,
+        title,
+        None if parent is None else parent + index_base,
+        depth,
+        info,
+        # no rows: a shared empty tuple (an empty list per block adds up)
+        [(a + seg_start, b + seg_start) for a, b in rows] if rows else (),
+        hend + seg_start if hend else 0,
+        index_base + i,
+        closed,
+        first + line_base,
+        last + line_base,
+    )
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """All blocks of ``text`` in document order (pre-order), offsets absolute."""
+    starts, segs = _segments(text)
+    blocks: list[Block] = []
+    line_base = 0
+    for seg_start, seg in zip(starts, segs):
+        base = len(blocks)
+        for i, rec in enumerate(seg.recs):
+            blocks.append(_make_block(rec, seg_start, line_base, base, i))
+        line_base += seg.nlines
     return blocks
-
-
-def _count_lines(text: str, start: int, end: int) -> int:
-    # \r\n counts once; lone \r and \n count once each (anchors never split a \r\n)
-    chunk = text[start:end]
-    return chunk.count("\n") + chunk.count("\r") - chunk.count("\r\n")
 
 
 # -- the structure object ------------------------------------------------------------
 
 
 class Structure:
-    """Blocks of one document version plus lookups used by chunkers and checks."""
+    """Blocks of one document version plus lookups used by chunkers and checks.
+
+    :class:`Block` objects are made lazily, segment by segment, when a lookup
+    or ``blocks`` asks for them: a lookup costs the blocks it returns (and
+    their ancestors), not the whole document. A segment whose text, offset,
+    first line and first block index are those of the last version that made
+    its blocks reuses that version's objects (everything before an edit).
+    Blocks are shared: treat them as read-only.
+    """
 
     def __init__(self, doc: Document) -> None:
-        self.doc = doc
+        # a weak reference: the document memoises its structure, and a cycle
+        # would keep every old version alive until a full garbage collection
+        self._doc = weakref.ref(doc)
         self.text = doc.text
-        self.blocks: list[Block] = parse_blocks(doc.text) if doc.kind == "markdown" else _plain_blocks(doc.text)
-        self._starts = [b.start for b in self.blocks]
-        self.leaves = [b for b in self.blocks if b.is_leaf]
-        self._leaf_starts = [b.start for b in self.leaves]
-        self.headings = [b for b in self.blocks if b.kind == "heading" and b.depth == 0]
-        self._heading_starts = [h.start for h in self.headings]
+        self._segmentation: _Segmentation | None = None
+        if doc.kind == "markdown":
+            seg = None
+            for ancestor, a, b, inserted in doc.lineage():
+                prev = ancestor.memoised("structure")
+                if isinstance(prev, Structure) and prev._segmentation is not None:
+                    # an edit of a version whose structure is known: update it
+                    seg = _resegment(doc.text, prev._segmentation, a, b, inserted)
+                    break
+            if seg is None:
+                seg = _segment_all(doc.text)
+            self._segmentation = seg
+            self._seg_starts, self._segs = seg.starts, seg.segs
+        else:
+            self._seg_starts, self._segs = [0], [_Seg(_plain_records(doc.text), "", 0)]
+        n = len(self._segs)
+        self._line_bases = [0] * n
+        self._index_bases = [0] * n
+        lb = ib = 0
+        for k, seg in enumerate(self._segs):
+            self._line_bases[k] = lb
+            self._index_bases[k] = ib
+            lb += seg.nlines
+            ib += seg.n
+        self._count = ib
+        self._serials = [seg.serial for seg in self._segs]
+        self._mat: list[list | None] = [None] * n
+        self._blocks: list[Block] | None = None
+        self._leaves: list[Block] | None = None
+        self._headings: list[Block] | None = None
+        self._heading_starts: list[int] | None = None
         self._paths: list[tuple[str, ...]] = []
-        stack: list[Block] = []
-        for h in self.headings:
-            while stack and stack[-1].level >= h.level:
-                stack.pop()
-            stack.append(h)
-            self._paths.append(tuple(x.title or "" for x in stack))
+        self._sections: list[tuple[int, int, int, int, int, int, int]] | None = None
+
+    @property
+    def doc(self) -> Document | None:
+        """The document (None once it is gone)."""
+        return self._doc()
+
+    # -- materialisation
+    def _slots(self, k: int) -> list:
+        m = self._mat[k]
+        if m is None:
+            seg = self._segs[k]
+            key = (self._seg_starts[k], self._line_bases[k], self._index_bases[k])
+            last = seg.last
+            if last is not None and last[0] == key:
+                m = last[1]
+            else:
+                m = [None] * seg.n
+                seg.last = (key, m)
+            self._mat[k] = m
+        return m
+
+    def _block(self, k: int, i: int) -> Block:
+        m = self._slots(k)
+        b = m[i]
+        if b is None:
+            b = m[i] = _make_block(self._segs[k].recs[i], self._seg_starts[k],
+                                   self._line_bases[k], self._index_bases[k], i)
+        return b
+
+    def _segment_blocks(self, k: int) -> list[Block]:
+        m = self._slots(k)
+        recs = self._segs[k].recs
+        for i, b in enumerate(m):
+            if b is None:
+                m[i] = _make_block(recs[i], self._seg_starts[k], self._line_bases[k],
+                                   self._index_bases[k], i)
+        return m
+
+    def _seg_of(self, offset: int) -> int:
+        """The segment holding ``offset`` (-1 before the text)."""
+        return bisect_right(self._seg_starts, offset) - 1
+
+    def block(self, index: int) -> Block:
+        """The block at position ``index`` of :attr:`blocks` (made alone)."""
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        k = bisect_right(self._index_bases, index) - 1
+        return self._block(k, index - self._index_bases[k])
+
+    def __len__(self) -> int:
+        return self._count
+
+    # -- whole lists (made on first use)
+    @property
+    def blocks(self) -> list[Block]:
+        """Every block in document order (pre-order); ``blocks[b.index] is b``."""
+        blocks = self._blocks
+        if blocks is None:
+            blocks = []
+            for k in range(len(self._segs)):
+                blocks.extend(self._segment_blocks(k))
+            self._blocks = blocks
+        return blocks
+
+    @property
+    def leaves(self) -> list[Block]:
+        leaves = self._leaves
+        if leaves is None:
+            leaves = self._leaves = [b for b in self.blocks if b.is_leaf]
+        return leaves
+
+    @property
+    def headings(self) -> list[Block]:
+        """Top-level headings in document order."""
+        hs = self._headings
+        if hs is None:
+            hs = self._headings = [self._block(k, h[0]) for k, seg in enumerate(self._segs)
+                                   for h in seg.heads]
+        return hs
+
+    def top_level(self) -> list[Block]:
+        return [self._block(k, i) for k, seg in enumerate(self._segs) for i in seg.top]
+
+    def sections(self) -> list[tuple[int, int, int, int, int, int, int]]:
+        """Top-level blocks grouped by heading: a top-level heading starts a
+        new section unless the section so far has no body (a heading directly
+        followed by a heading joins the next section). Each as ``(start, end,
+        heading, k0, i0, k1, i1)``: its first block's start, its last block's
+        end, the start of its last heading (-1 when none) and where its first
+        and last blocks are (for :meth:`section_blocks`). Makes no Block."""
+        secs = self._sections
+        if secs is not None:
+            return secs
+        raw: list[list[int]] = []
+        cur: list | None = None  # [k0, i0, k1, i1, heading, has_body]
+        for k, seg in enumerate(self._segs):
+            base = self._seg_starts[k]
+            for gi, (first, last, head, body, head_first) in enumerate(seg.groups()):
+                h = head + base if head >= 0 else -1
+                if gi == 0 and cur is not None and (not head_first or not cur[5]):
+                    cur[2], cur[3] = k, last  # continues the section before
+                    if h >= 0:
+                        cur[4] = h
+                    cur[5] = cur[5] or body
+                    continue
+                if cur is not None:
+                    raw.append(cur)
+                cur = [k, first, k, last, h, body]
+        if cur is not None:
+            raw.append(cur)
+        starts = self._seg_starts
+        segs = self._segs
+        secs = [(segs[k0].recs[i0][1] + starts[k0], segs[k1].recs[i1][2] + starts[k1], h,
+                 k0, i0, k1, i1) for k0, i0, k1, i1, h, _body in raw]
+        self._sections = secs
+        return secs
+
+    def section_blocks(self, section: tuple) -> list[Block]:
+        """The top-level blocks of a section from :meth:`sections`."""
+        _s, _e, _h, k0, i0, k1, i1 = section
+        out: list[Block] = []
+        for k in range(k0, k1 + 1):
+            for i in self._segs[k].top:
+                if (k == k0 and i < i0) or (k == k1 and i > i1):
+                    continue
+                out.append(self._block(k, i))
+        return out
+
+    def text_key(self, start: int, end: int) -> tuple:
+        """A key for ``text[start:end]`` and the parse around it: the serial
+        numbers of the segments the span lies in (a segment's parse is made
+        once per text and numbered for good, so the same numbers mean the same
+        text and blocks) and its offsets in them. Equal keys, equal texts."""
+        k0 = max(self._seg_of(start), 0)
+        k1 = max(self._seg_of(max(end - 1, start)), k0)
+        return (tuple(self._serials[k0 : k1 + 1]), start - self._seg_starts[k0],
+                end - self._seg_starts[k1])
 
     # -- lookups
     def leaf_at(self, offset: int) -> Block | None:
         """The leaf block containing ``offset`` (start inclusive, end exclusive)."""
-        i = bisect_right(self._leaf_starts, offset) - 1
-        if i >= 0 and self.leaves[i].contains(offset):
-            return self.leaves[i]
+        k = self._seg_of(offset)
+        if k < 0:
+            return None
+        seg = self._segs[k]
+        rel = offset - self._seg_starts[k]
+        j = bisect_right(seg.leaf_starts, rel) - 1
+        if j < 0:
+            return None
+        i = seg.leaf_idx[j]
+        r = seg.recs[i]
+        if r[1] <= rel < r[2]:
+            return self._block(k, i)
         return None
 
     def containing(self, offset: int) -> list[Block]:
         """Every block whose span contains ``offset``, outermost first."""
-        i = bisect_right(self._starts, offset) - 1
+        k = self._seg_of(offset)
+        if k < 0:
+            return []
+        seg = self._segs[k]
+        rel = offset - self._seg_starts[k]
+        i: int | None = bisect_right(seg.starts, rel) - 1
         found: list[Block] = []
-        b = self.blocks[i] if i >= 0 else None
-        while b is not None:
-            if b.contains(offset):
-                found.append(b)
-            b = self.blocks[b.parent] if b.parent is not None else None
+        recs = seg.recs
+        while i is not None and i >= 0:
+            r = recs[i]
+            if r[1] <= rel < r[2]:
+                found.append(self._block(k, i))
+            i = r[5]
         found.reverse()
         return found
 
-    def parent(self, block: Block) -> Block | None:
-        return self.blocks[block.parent] if block.parent is not None else None
+    def leaves_around(self, offset: int) -> tuple[Block | None, Block | None]:
+        """The last leaf that starts before ``offset`` and the leaf after it
+        in document order (``(leaves[i], leaves[i + 1])``), either None when
+        there is none — without making the other leaves."""
+        n = len(self._segs)
+        k = min(self._seg_of(offset), n - 1)
+        j = -1
+        while k >= 0:
+            seg = self._segs[k]
+            j = bisect_left(seg.leaf_starts, offset - self._seg_starts[k]) - 1
+            if j >= 0:
+                break
+            k -= 1
+        if k < 0:
+            return None, None
+        leaf_idx = self._segs[k].leaf_idx
+        before = self._block(k, leaf_idx[j])
+        if j + 1 < len(leaf_idx):
+            return before, self._block(k, leaf_idx[j + 1])
+        m = k + 1
+        while m < n and not self._segs[m].leaf_idx:
+            m += 1
+        return before, (self._block(m, self._segs[m].leaf_idx[0]) if m < n else None)
 
-    def top_level(self) -> list[Block]:
-        return [b for b in self.blocks if b.depth == 0]
+    def neighbourhood(self, start: int, end: int) -> tuple[tuple, int, int]:
+        """``(key, lo, hi)``: the segments from the one before the segment
+        holding ``start`` to the one after the segment holding ``end``, as
+        the span ``[lo, hi)`` they cover and a key that identifies their text
+        and parse (their serial numbers, see :meth:`text_key`; ``None`` marks
+        an edge of the document). Text outside such a span cannot change the blocks inside
+        it, and every segment boundary is a line start after a blank line."""
+        n = len(self._segs)
+        k0 = max(self._seg_of(start) - 1, 0)
+        k1 = min(max(self._seg_of(end), 0) + 2, n)
+        lo = self._seg_starts[k0]
+        hi = self._seg_starts[k1] if k1 < n else len(self.text)
+        key = (k0 == 0, tuple(self._serials[k0:k1]), k1 == n)
+        return key, lo, hi
+
+    def parent(self, block: Block) -> Block | None:
+        return self.block(block.parent) if block.parent is not None else None
+
+    def children(self, block: Block) -> list[Block]:
+        """The blocks whose parent is ``block``, in order."""
+        k = bisect_right(self._index_bases, block.index) - 1
+        if k < 0:
+            return []
+        kids = self._segs[k].children().get(block.index - self._index_bases[k])
+        return [self._block(k, i) for i in kids] if kids else []
 
     def blocks_between(self, start: int, end: int) -> list[Block]:
         """Blocks that start in ``[start, end)``."""
-        i = bisect_right(self._starts, start - 1)
-        out = []
-        while i < len(self.blocks) and self.blocks[i].start < end:
-            out.append(self.blocks[i])
-            i += 1
+        out: list[Block] = []
+        k = max(0, self._seg_of(start))
+        n = len(self._segs)
+        while k < n and self._seg_starts[k] < end:
+            seg = self._segs[k]
+            base = self._seg_starts[k]
+            i = bisect_left(seg.starts, start - base)
+            starts = seg.starts
+            while i < seg.n and starts[i] + base < end:
+                out.append(self._block(k, i))
+                i += 1
+            k += 1
         return out
+
+    def _heading_index(self) -> list[int]:
+        hs = self._heading_starts
+        if hs is None:
+            hs = []
+            paths: list[tuple[str, ...]] = []
+            stack: list[tuple[int, str]] = []
+            for k, seg in enumerate(self._segs):
+                base = self._seg_starts[k]
+                for _i, s, level, title in seg.heads:
+                    while stack and stack[-1][0] >= level:
+                        stack.pop()
+                    stack.append((level, title or ""))
+                    hs.append(s + base)
+                    paths.append(tuple(t for _, t in stack))
+            self._paths = paths
+            self._heading_starts = hs
+        return hs
 
     def heading_path_at(self, offset: int) -> tuple[str, ...]:
         """Titles of the headings that enclose ``offset`` (a heading encloses
         itself from its first character)."""
-        i = bisect_right(self._heading_starts, offset) - 1
+        i = bisect_right(self._heading_index(), offset) - 1
         return self._paths[i] if i >= 0 else ()
 
     def heading_path_of(self, heading: Block) -> tuple[str, ...]:
-        i = bisect_right(self._heading_starts, heading.start) - 1
-        return self._paths[i] if i >= 0 else ()
+        return self.heading_path_at(heading.start)
 
     def sentences(self, block: Block) -> list[tuple[int, int]]:
         """Sentence spans of a leaf block as absolute offsets (a heading, a
@@ -470,9 +987,10 @@ class Structure:
 _PARA = re.compile(r"(?:\r\n|\r|\n)[ \t]*(?:\r\n|\r|\n)(?:[ \t]*(?:\r\n|\r|\n))*")
 
 
-def _plain_blocks(text: str) -> list[Block]:
-    """Paragraph blocks of a plain-text (or code) document: runs of non-blank lines."""
-    blocks: list[Block] = []
+def _plain_records(text: str) -> tuple:
+    """Paragraph records of a plain-text (or code) document: runs of non-blank
+    lines (no line numbers: ``line``/``end_line`` stay 0)."""
+    out = []
     pos = 0
     for m in [*_PARA.finditer(text), None]:
         end = m.start() if m else len(text)
@@ -481,10 +999,15 @@ def _plain_blocks(text: str) -> list[Block]:
             lead = len(piece) - len(piece.lstrip())
             s = pos + lead
             e = pos + len(piece.rstrip())
-            blocks.append(Block("paragraph", s, e, index=len(blocks)))
+            out.append(("paragraph", s, e, 0, None, None, 0, "", [], 0, True, 0, 0))
         if m:
             pos = m.end()
-    return blocks
+    return tuple(out)
+
+
+def _plain_blocks(text: str) -> list[Block]:
+    """Paragraph blocks of a plain-text (or code) document: runs of non-blank lines."""
+    return [_make_block(r, 0, 0, 0, i) for i, r in enumerate(_plain_records(text))]
 
 
 def structure(doc: Document) -> Structure:

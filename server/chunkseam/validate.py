@@ -110,7 +110,10 @@ chunks that end mid-sentence), or to the chunk that starts there ("start").
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from threading import Lock
 from typing import Any, Iterable
 
 from .checks import registry
@@ -125,6 +128,8 @@ from .issue import SEVERITY_RANK, Issue
 from .settings import Settings
 
 __all__ = ["Stats", "statistics", "total", "validate", "validate_text_only", "BROKEN_SEVERITIES"]
+
+_FIRST_EOL = re.compile(r"\r\n|\r|\n")
 
 #: severities that make a chunk "broken" in the statistics
 BROKEN_SEVERITIES = frozenset({"error", "warning"})
@@ -191,13 +196,11 @@ def validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settin
     order = [(code, fn) for code, fn in _order(doc) if code in enabled]
     if order:
         blocks = doc.kind in ("markdown", "text")
+        cached = _CutJudge(ctx, order) if doc.kind == "markdown" else None
         for cut in make_cuts(text, views):
-            for at in (cut, cut.at(cut.alt)) if cut.alt is not None else (cut,):
-                where = locate(ctx, at.offset) if blocks else Where([], None)
-                found = next((i for _c, fn in order if (i := fn(ctx, at, where)) is not None), None)
-                if found is not None:
-                    issues.append(found)
-                    break
+            found = cached.judge(cut) if cached is not None else _judge(ctx, order, cut, blocks)
+            if found is not None:
+                issues.append(found)
 
     if any(c in enabled for c in ("CS101", "CS102")):
         _fill_tokens(views, text, settings, sizer)
@@ -211,6 +214,153 @@ def validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settin
     issues = apply(doc, issues, enabled, make_issue)
     issues.sort(key=lambda i: (i.start, i.cut if i.cut is not None else -1, i.code))
     return issues
+
+
+def _judge(ctx: Context, order: list, cut: Any, blocks: bool) -> Issue | None:
+    """The issue of one cut: the first rule in ``order`` that applies (at the
+    cut, then at its alternative offset when the cut is clean)."""
+    for at in (cut, cut.at(cut.alt)) if cut.alt is not None else (cut,):
+        where = locate(ctx, at.offset) if blocks else Where([], None)
+        found = next((i for _c, fn in order if (i := fn(ctx, at, where)) is not None), None)
+        if found is not None:
+            return found
+    return None
+
+
+# -- reuse across versions: cut judgements cached by their neighbourhood -----------------
+#
+# The judgement of a cut in a Markdown document reads only the document around
+# it: the blocks that contain it, the word, sentence or bracket pair it splits,
+# the leaf before it and the one after (CS007), all inside the structure
+# segments from the one before the cut's segment to the one after
+# (Structure.neighbourhood: their text and parse are identified by a key, and
+# segment boundaries are line starts after a blank line, where no word or line
+# scan crosses). Beyond that it depends on the chunk numbers on either side
+# (messages), the starts of those chunks relative to the neighbourhood (CS007),
+# the document's first line break (CS003/CS004 fixes) and the enabled rules
+# and severities. So a judgement is cached by all of these, with offsets
+# relative to the neighbourhood, and an edit re-judges only the cuts near it.
+# tests/test_incremental.py checks cached == fresh over random edits.
+
+#: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
+_OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",
+                          "table", "header", "item", "span", "heading", "body"})
+#: ... and those holding anything else; an issue with a key in neither set is
+#: not cached (always judged afresh), so a new key can never be shifted wrongly
+_PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",
+                         "kind"})
+CUT_CACHE_SIZE = 65536
+
+
+class _LRU:
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self.data: OrderedDict[tuple, Any] = OrderedDict()
+        self.lock = Lock()
+
+    def get(self, key: tuple, default: Any = None) -> Any:
+        with self.lock:
+            hit = self.data.get(key, default)
+            if hit is not default:
+                self.data.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple, value: Any) -> None:
+        with self.lock:
+            self.data[key] = value
+            if len(self.data) > self.maxsize:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+_CUT_CACHE = _LRU(CUT_CACHE_SIZE)
+_RULE_KEYS: dict[tuple, tuple] = {}
+_MISSING = object()
+_NO_ISSUE = (None,)  # a cached "the cut is clean"
+
+
+def clear_caches() -> None:
+    """Forget every cached cut judgement (benchmarks use it for cold figures)."""
+    _CUT_CACHE.clear()
+
+
+def _cacheable(issue: Issue) -> bool:
+    data = issue.data
+    if not isinstance(data, dict):
+        return False
+    for k, v in data.items():
+        if k in _OFFSET_KEYS:
+            if not (_is_int(v) or (isinstance(v, list) and all(_is_int(x) for x in v))):
+                return False
+        elif k not in _PLAIN_KEYS:
+            return False
+    return True
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _shifted(issue: Issue, delta: int) -> Issue:
+    """A copy of a cached cut issue moved by ``delta`` characters."""
+    data = {}
+    for k, v in issue.data.items():
+        if k in _OFFSET_KEYS:
+            v = v + delta if _is_int(v) else [x + delta for x in v]
+        elif isinstance(v, list):
+            v = list(v)
+        data[k] = v
+    related = issue.related
+    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start + delta,
+                 issue.end + delta, issue.chunk, issue.other_chunk,
+                 None if issue.cut is None else issue.cut + delta,
+                 None if related is None else (related[0] + delta, related[1] + delta),
+                 issue.related_message, issue.fix, data)
+
+
+class _CutJudge:
+    """Judges the cuts of one Markdown validation through the cache."""
+
+    def __init__(self, ctx: Context, order: list) -> None:
+        self.ctx = ctx
+        self.order = order
+        self.st = ctx.structure
+        eol = _FIRST_EOL.search(ctx.text)
+        rules = (tuple(c for c, _fn in order), tuple(sorted(ctx.enabled.items())),
+                 eol.group() if eol else "")
+        # one object per distinct value: every cached key holds it
+        self.rules = _RULE_KEYS.setdefault(rules, rules) if len(_RULE_KEYS) < 256 else rules
+
+    def _start(self, position: int | None, lo: int, hi: int) -> int | None:
+        if position is None:
+            return None
+        view = self.ctx.by_position.get(position)
+        if view is None:
+            return None
+        return min(max(view.start - lo, -1), hi - lo + 1)
+
+    def judge(self, cut: Any) -> Issue | None:
+        ctx = self.ctx
+        last = cut.alt if cut.alt is not None else cut.offset
+        seg_key, lo, hi = self.st.neighbourhood(cut.offset, last)
+        key = (self.rules, seg_key, cut.offset - lo, None if cut.alt is None else cut.alt - lo,
+               cut.left, cut.right, cut.side, self._start(cut.left, lo, hi),
+               self._start(cut.right, lo, hi))
+        hit = _CUT_CACHE.get(key, _MISSING)
+        if hit is not _MISSING:
+            if hit is _NO_ISSUE:
+                return None
+            base, issue = hit
+            return _shifted(issue, lo - base)
+        found = _judge(ctx, self.order, cut, True)
+        if found is None:
+            _CUT_CACHE.put(key, _NO_ISSUE)
+        elif _cacheable(found):
+            _CUT_CACHE.put(key, (lo, _shifted(found, 0)))
+        return found
 
 
 # -- statistics ----------------------------------------------------------------------------

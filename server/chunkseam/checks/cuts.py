@@ -18,7 +18,6 @@ cut's winner and does not promote the next rule.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from ..issue import Issue
@@ -246,25 +245,14 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS007 orphan-heading ---------------------------------------------------------------------------------
 
 
-def _leaf_starts(ctx: Context) -> list[int]:
-    got = getattr(ctx, "_leaf_starts", None)
-    if got is None:
-        got = [b.start for b in ctx.structure.leaves]
-        ctx._leaf_starts = got  # type: ignore[attr-defined]
-    return got
-
-
 def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if cut.side == "start" or cut.left is None:
         return None
     c = cut.offset
-    st = ctx.structure
-    leaves = st.leaves
-    starts = _leaf_starts(ctx)
-    i = bisect_left(starts, c) - 1  # last leaf starting before the cut
-    if i < 0:
+    # the last leaf starting before the cut, and the leaf after it
+    h, body = ctx.structure.leaves_around(c)
+    if h is None:
         return None
-    h = leaves[i]
     if h.kind != "heading" or h.end > c or ctx.text[h.end : c].strip():
         return None
     left = ctx.by_position[cut.left]
@@ -272,9 +260,8 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None  # the heading is not in the left chunk
     if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
         return None  # the right chunk carries the heading too (overlap)
-    if i + 1 >= len(leaves):
+    if body is None:
         return None
-    body = leaves[i + 1]
     if body.kind == "heading" and body.level <= h.level:
         return None  # an empty section: nothing to orphan
     title = h.title or ctx.text[h.start : h.end].strip()

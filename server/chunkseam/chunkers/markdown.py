@@ -62,8 +62,12 @@ Options: none (unknown options, meant for other strategies, are ignored).
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
+from threading import Lock
 from typing import Any, Callable, Sequence
+from weakref import WeakKeyDictionary
 
 from ..chunk import Chunk
 from ..document import Document
@@ -363,7 +367,7 @@ def tidy_bounds(text: str, spans: list[list], *, line_starts: Sequence[int] | No
 
 
 class _Run:
-    __slots__ = ("doc", "text", "st", "size", "overlap", "measure", "children", "tokens")
+    __slots__ = ("doc", "text", "st", "size", "overlap", "measure", "tokens")
 
     def __init__(self, doc: Document, st: Structure, size: int, overlap: int,
                  measure: Callable[[str], int]) -> None:
@@ -373,17 +377,10 @@ class _Run:
         self.size = size
         self.overlap = overlap
         self.measure = measure
-        self.children: dict[int, list[Block]] | None = None
         self.tokens = False
 
     def child_blocks(self, block: Block) -> list[Block]:
-        if self.children is None:
-            kids: dict[int, list[Block]] = {}
-            for b in self.st.blocks:
-                if b.parent is not None:
-                    kids.setdefault(b.parent, []).append(b)
-            self.children = kids
-        return self.children.get(block.index, [])
+        return self.st.children(block)
 
     def head(self, pos: int, out: list[Atom]) -> int:
         """Where an atom at ``pos`` really starts: container markers before it
@@ -495,10 +492,11 @@ class _Run:
             pos = cut
         return spans
 
-    def section_chunks(self, blocks: list[Block], path: tuple[str, ...], lo: int,
-                       hi: int) -> list[list]:
+    def section_chunks(self, get_blocks: Callable[[], list[Block]], path: tuple[str, ...],
+                       lo: int, hi: int) -> list[list]:
         """Chunks of one section whose text (with what lies between its blocks
-        and the next section) is ``text[lo:hi]``."""
+        and the next section) is ``text[lo:hi]``; ``get_blocks()`` gives its
+        top-level blocks (asked for only when the section does not fit)."""
         text = self.text
         measure = self.measure
         size = self.size
@@ -511,6 +509,7 @@ class _Run:
             whole = measure(text[lo:hi])
             if whole <= size:
                 return [[lo, hi, whole, path]]
+        blocks = get_blocks()
         if len(blocks) == 1 and blocks[0].kind in ATOMIC:
             return [[lo, hi, whole if whole is not None else measure(text[lo:hi]), path]]
         atoms: list[Atom] = []
@@ -541,26 +540,76 @@ class _Run:
 def sections(st: Structure) -> list[tuple[list[Block], tuple[str, ...]]]:
     """Top-level blocks grouped by heading section, with each group's heading
     path (headings without a body of their own join the next section)."""
-    out: list[tuple[list[Block], tuple[str, ...]]] = []
-    current: list[Block] = []
-    last_heading: Block | None = None
-    has_body = False
-    for b in st.blocks:
-        if b.depth != 0:
-            continue
-        if b.kind == "heading":
-            if current and has_body:
-                out.append((current, st.heading_path_of(last_heading) if last_heading else ()))
-                current = []
-            current.append(b)
-            last_heading = b
-            has_body = False
-        else:
-            current.append(b)
-            has_body = True
-    if current:
-        out.append((current, st.heading_path_of(last_heading) if last_heading else ()))
-    return out
+    return [(st.section_blocks(sec), st.heading_path_at(sec[2]) if sec[2] >= 0 else ())
+            for sec in st.sections()]
+
+
+# -- reuse across versions ---------------------------------------------------------------
+#
+# A section's chunk spans depend only on its own text (from its first block to
+# the start of the next section, trailing whitespace excluded), its blocks, the
+# sizer, ``size`` and ``overlap`` (the heading path is only attached to them):
+# every lookup the packing makes (line starts, markers, sentences, words) stays
+# inside the section. So they are cached by those, with offsets relative to the
+# section's start (text and blocks identified by Structure.text_key: the
+# structure segments the section lies in, whose parses are made once per text),
+# and an edit re-chunks only the section it touches. tests/test_incremental.py
+# checks that cached and fresh chunks are identical over random edits.
+
+#: sections kept per sizer (least recently used go first)
+SECTION_CACHE_ENTRIES = 32768
+
+
+class _SectionCache:
+    __slots__ = ("data", "lock")
+
+    def __init__(self) -> None:
+        self.data: OrderedDict[tuple, tuple[tuple[int, int, int], ...]] = OrderedDict()
+        self.lock = Lock()
+
+    def get(self, key: tuple) -> tuple[tuple[int, int, int], ...] | None:
+        with self.lock:
+            hit = self.data.get(key)
+            if hit is not None:
+                self.data.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple, value: tuple[tuple[int, int, int], ...]) -> None:
+        with self.lock:
+            if key in self.data:
+                return
+            self.data[key] = value
+            if len(self.data) > SECTION_CACHE_ENTRIES:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+_PARAM_KEYS: dict[tuple, tuple] = {}
+#: sizer -> its section cache (a sizer that goes away takes its cache along)
+_SECTION_CACHES: "WeakKeyDictionary[Any, _SectionCache]" = WeakKeyDictionary()
+_caches_lock = Lock()
+
+
+def _section_cache(sizer: Sizer) -> _SectionCache | None:
+    try:
+        with _caches_lock:
+            cache = _SECTION_CACHES.get(sizer)
+            if cache is None:
+                cache = _SECTION_CACHES[sizer] = _SectionCache()
+        return cache
+    except TypeError:  # a sizer that cannot be weakly referenced or hashed: no reuse
+        return None
+
+
+def clear_caches() -> None:
+    """Forget every cached section (benchmarks use it for cold figures)."""
+    with _caches_lock:
+        caches = list(_SECTION_CACHES.values())
+    for cache in caches:
+        cache.clear()
 
 
 class MarkdownChunker:
@@ -578,15 +627,36 @@ class MarkdownChunker:
         measure = make_measure(sizer)
         run = _Run(doc, st, size, overlap, measure)
         run.tokens = sizer.unit == "tokens"
+        cache = _section_cache(sizer)
+        try:
+            params: tuple = (size, overlap, run.tokens, tuple(sorted(options.items())))
+            hash(params)
+            # one object per distinct value: every cached key holds it
+            params = _PARAM_KEYS.setdefault(params, params) if len(_PARAM_KEYS) < 256 else params
+        except TypeError:  # unhashable options (ignored by this strategy anyway)
+            cache = None
+            params = ()
+        if doc.kind != "markdown":
+            cache = None  # (a plain-text structure has no cached segments to key on)
         spans: list[list] = []
-        secs = sections(st)
-        for k, (blocks, path) in enumerate(secs):
-            lo = blocks[0].start
+        secs = st.sections()
+        for k, sec in enumerate(secs):
+            lo = sec[0]
             if k == 0:  # text before the first block (a link reference definition …)
                 lo = min(lo, len(text) - len(text.lstrip()))
-            nxt = secs[k + 1][0][0].start if k + 1 < len(secs) else len(text)
-            hi = rstrip_end(text, nxt, blocks[-1].end)
-            spans.extend(run.section_chunks(blocks, path, lo, hi))
+            nxt = secs[k + 1][0] if k + 1 < len(secs) else len(text)
+            hi = rstrip_end(text, nxt, sec[1])
+            path = st.heading_path_at(sec[2]) if sec[2] >= 0 else ()
+            if cache is None:
+                spans.extend(run.section_chunks(partial(st.section_blocks, sec), path, lo, hi))
+                continue
+            key = (st.text_key(lo, hi), params)
+            rel = cache.get(key)
+            if rel is None:
+                got = run.section_chunks(partial(st.section_blocks, sec), path, lo, hi)
+                rel = tuple((s - lo, e - lo, n) for s, e, n, _path in got)
+                cache.put(key, rel)
+            spans.extend([lo + s, lo + e, n, path] for s, e, n in rel)
         if not spans:  # no blocks at all (only link reference definitions …)
             lead = len(text) - len(text.lstrip())
             spans = [[lead, len(text.rstrip()), 0, ()]]

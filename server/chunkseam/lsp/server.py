@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 import traceback
@@ -399,6 +400,11 @@ def main(argv: list[str] | None = None) -> int:
 
     handler = log.setup(server, args.log_file)
     server.log_handler = handler
+    # the modules and caches loaded so far live as long as the process: move
+    # them out of the collector's view so full collections during editing
+    # only walk what each analysis allocates
+    gc.collect()
+    gc.freeze()
     if args.tcp:
         host, port = args.tcp
         server.start_tcp(host, port)

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 import time
 import traceback
-from bisect import bisect_right
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -82,47 +80,18 @@ class OpenDocument:
                 continue
             start = doc.position_to_offset(rng.start.line, rng.start.character, encoding)
             end = doc.position_to_offset(rng.end.line, rng.end.character, encoding)
-            if end < start:
-                start, end = end, start
-            old = doc.text
-            new_doc = self._make(old[:start] + change.text + old[end:], version)
-            _carry_line_index(doc, new_doc, start, end, len(change.text))
-            doc = new_doc
+            # the line index is carried over, not rebuilt (a scan of the whole
+            # text per keystroke on a large document)
+            doc = doc.with_edit(start, end, change.text, version=version)
         self.version = version
         self.doc = doc if doc is not self.doc else self._make(doc.text, version)
 
 
-_EOL = re.compile(r"\r\n|\r|\n")
-
-
 def _carry_line_index(old: Document, new: Document, start: int, end: int, inserted: int) -> None:
     """Give ``new`` (``old`` with ``[start, end)`` replaced by ``inserted``
-    characters) its line index from ``old``'s: unchanged before the edit,
-    shifted after it, recomputed only around it. Saves a scan of the whole
-    text per keystroke on a large document."""
-    starts = getattr(old, "_line_starts", None)
-    if starts is None or not hasattr(new, "_line_starts"):
-        return
-    delta = inserted - (end - start)
-    # recompute from the start of the line before the edit (a CR there may
-    # join an LF the edit inserts) ...
-    first = max(0, bisect_right(starts, start) - 2)
-    win_start = starts[first]
-    # ... to the first old line start safely after the edit (its line break is untouched)
-    k = bisect_right(starts, end + 1)
-    tail = starts[k:]
-    win_end = (tail[0] + delta) if tail else len(new.text)
-    text = new.text
-    middle = [m.end() + win_start for m in _EOL.finditer(text[win_start:win_end])]
-    if middle and tail and middle[-1] == win_end:
-        middle.pop()  # the window's end is the kept line start itself
-    out = starts[: first + 1]
-    out.extend(m for m in middle if m > win_start)
-    if delta:
-        out.extend(s + delta for s in tail)
-    else:
-        out.extend(tail)
-    new._line_starts = out
+    characters) its line index from ``old``'s (see
+    :meth:`chunkseam.document.Document.carry_line_index`)."""
+    new.carry_line_index(old, start, end, inserted)
 
 
 @dataclass

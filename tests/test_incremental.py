@@ -1,0 +1,785 @@
+"""Work reused across edits gives exactly what a computation from scratch gives.
+
+The engine keeps content-addressed caches (segment parses, each Markdown
+section's chunk spans, each cut's judgement) and updates a document's
+structure from the previous version's (``Document.with_edit`` records where
+a text came from). Every test here compares the reused result with one made
+with empty caches from a new ``Document`` of the same text: chunks, issues
+(message, ranges, cut, related span, quick-fix ``data``), statistics and the
+structure's lookups must be identical — over random edits of corpus
+documents, over targeted edits (headings, fences, blank lines, front matter)
+and through the real language server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import random
+import weakref
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from hypothesis import HealthCheck, given, settings, strategies as st
+from pytest_lsp import LanguageClient
+
+from chunkseam.analysis import analyze
+from chunkseam.chunk import Chunk
+from chunkseam.chunkers import markdown as markdown_mod
+from chunkseam.document import Document
+from chunkseam.settings import Settings
+from chunkseam.structure import _segment_all, parse_blocks, structure
+from chunkseam.validate import validate
+
+from conftest import corpus_files
+from lsp_support import CONFIG, change_doc, edit, initialize, open_doc, shutdown, wait_published
+from mdgen import markdown_texts
+
+# the modules (chunkseam/__init__ exports functions of the same names)
+sentences_mod = importlib.import_module("chunkseam.sentences")
+structure_mod = importlib.import_module("chunkseam.structure")
+validate_mod = importlib.import_module("chunkseam.validate")
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def fresh_caches():
+    """Run with every cross-version cache empty (and put the warm ones back)."""
+    saved = (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE)
+    structure_mod._SEGMENTS = structure_mod._SegmentCache()
+    markdown_mod._SECTION_CACHES = weakref.WeakKeyDictionary()
+    validate_mod._CUT_CACHE = validate_mod._LRU(validate_mod.CUT_CACHE_SIZE)
+    try:
+        yield
+    finally:
+        structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE = saved
+
+
+def snapshot(analysis) -> tuple:
+    chunks = [(c.to_dict(), dict(c.meta)) for c in analysis.chunks]
+    issues = [dataclasses.asdict(i) for i in analysis.issues]
+    return chunks, issues, analysis.stats.to_dict()
+
+
+def from_scratch(doc: Document, settings: Settings) -> tuple:
+    with fresh_caches():
+        fresh = Document(doc.text, path=doc.path, kind=doc.kind)
+        return snapshot(analyze(fresh, settings))
+
+
+def block_tuples(blocks) -> list[tuple]:
+    return [(b.kind, b.start, b.end, b.level, b.title, b.parent, b.depth, b.info,
+             [tuple(r) for r in b.rows], b.header_end, b.closed, b.line, b.end_line, b.index)
+            for b in blocks]
+
+
+def reference_sections(blocks, sx) -> list[tuple]:
+    """The markdown chunker's sections as first written (a walk over every block)."""
+    out, current, last_heading, has_body = [], [], None, False
+    for b in blocks:
+        if b.depth != 0:
+            continue
+        if b.kind == "heading":
+            if current and has_body:
+                out.append((current, last_heading))
+                current = []
+            current.append(b)
+            last_heading, has_body = b, False
+        else:
+            current.append(b)
+            has_body = True
+    if current:
+        out.append((current, last_heading))
+    return [([x.index for x in blocks_], sx.heading_path_at(h.start) if h else ())
+            for blocks_, h in out]
+
+
+def check_structure(doc: Document) -> None:
+    """The (incrementally built, lazily materialised) structure of ``doc``
+    against a fresh parse: segmentation, blocks and every lookup."""
+    sx = structure(doc)
+    with fresh_caches():
+        full = _segment_all(doc.text)
+        fresh_blocks = parse_blocks(doc.text)
+    seg = sx._segmentation
+    assert seg.starts == full.starts and seg.anchors == full.anchors
+    assert [s.recs for s in seg.segs] == [s.recs for s in full.segs]
+    # lookups before anything is materialised, then the whole list
+    rng = random.Random(len(doc.text))
+    text = doc.text
+    offsets = sorted({rng.randrange(-1, len(text) + 2) for _ in range(60)}
+                     | {b.start for b in fresh_blocks[:: max(1, len(fresh_blocks) // 20)]})
+    leaves = [b for b in fresh_blocks if b.is_leaf]
+    leaf_starts = [b.start for b in leaves]
+    from bisect import bisect_left
+
+    # reference heading paths: the last top-level heading at or before an offset
+    top_heads = [b for b in fresh_blocks if b.kind == "heading" and b.depth == 0]
+    head_paths, stack = [], []
+    for h in top_heads:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        head_paths.append(tuple(x.title or "" for x in stack))
+    head_starts = [h.start for h in top_heads]
+    from bisect import bisect_right
+
+    got_lookups = []
+    want_lookups = []
+    for off in offsets:
+        leaf = sx.leaf_at(off)
+        got_lookups.append((
+            block_tuples([leaf]) if leaf else None,
+            block_tuples(sx.containing(off)),
+            sx.heading_path_at(off),
+            block_tuples(sx.blocks_between(off, off + 300)),
+            tuple(block_tuples([x]) if x else None for x in sx.leaves_around(off)),
+        ))
+        w_leaf = next((b for b in leaves if b.start <= off < b.end), None)
+        i = bisect_left(leaf_starts, off) - 1
+        around = (leaves[i] if i >= 0 else None,
+                  leaves[i + 1] if 0 <= i and i + 1 < len(leaves) else None)
+        chain = [b for b in fresh_blocks if b.start <= off < b.end]
+        want_lookups.append((
+            block_tuples([w_leaf]) if w_leaf else None,
+            block_tuples(chain),
+            head_paths[bisect_right(head_starts, off) - 1] if bisect_right(head_starts, off) else (),
+            block_tuples([b for b in fresh_blocks if off <= b.start < off + 300]),
+            tuple(block_tuples([x]) if x else None for x in around),
+        ))
+    assert got_lookups == want_lookups
+    blocks = sx.blocks
+    assert block_tuples(blocks) == block_tuples(fresh_blocks)
+    assert all(blocks[b.index] is b for b in blocks)
+    assert block_tuples(sx.headings) == block_tuples(
+        [b for b in fresh_blocks if b.kind == "heading" and b.depth == 0])
+    for b in blocks[:: max(1, len(blocks) // 50)]:
+        assert block_tuples(sx.children(b)) == block_tuples(
+            [x for x in fresh_blocks if x.parent == b.index])
+        assert sx.parent(b) is (blocks[b.parent] if b.parent is not None else None)
+    got = [([b.index for b in bs], path) for bs, path in markdown_mod.sections(sx)]
+    assert got == reference_sections(fresh_blocks, sx)
+
+
+PIECES = ["a", "xy", " ", "\n", "\n\n", "# ", "## ", "#", "```", "\n```\n", "~~~", "---",
+          "\r\n", "- ", "> ", "| x |", "\t", "    ", "1. ", "*", "(", ")", "[", "]", "`",
+          "<!--", "-->", "<div>", ". ", "Word", "é", "😀"]
+
+
+def random_edit(rng: random.Random, doc: Document) -> Document:
+    text = doc.text
+    a = rng.randrange(len(text) + 1)
+    b = min(len(text), a + rng.choice([0, 0, 0, 1, 1, 3, 12, 80]))
+    ins = "".join(rng.choice(PIECES) for _ in range(rng.choice([0, 1, 1, 1, 2, 4])))
+    return doc.with_edit(a, b, ins, version=(doc.version or 0) + 1)
+
+
+def corpus_text(rng: random.Random, files: list[Path], pieces: int) -> str:
+    return "\n\n".join(rng.choice(files).read_text(encoding="utf-8") for _ in range(pieces))
+
+
+SETTINGS = [
+    Settings(),
+    Settings(size=96, overlap=16),
+    Settings(unit="chars", size=500),
+    Settings(chunker="fixed", unit="chars", size=160),
+]
+
+# -- random edits of corpus documents ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edits_of_corpus_documents_equal_a_fresh_analysis(seed):
+    files = corpus_files("markdown")
+    rng = random.Random(seed)
+    config = SETTINGS[seed % len(SETTINGS)]
+    doc = Document(corpus_text(rng, files, 8), path=f"/virtual/doc{seed}.md", version=1)
+    assert snapshot(analyze(doc, config)) == from_scratch(doc, config)
+    for step in range(8):
+        new = random_edit(rng, doc)
+        if step % 4 == 3:  # a version nobody analyses (a burst of typing)
+            new = random_edit(rng, new)
+        got = snapshot(analyze(new, config))
+        assert structure(new)._segmentation.updated
+        assert got == from_scratch(new, config), (seed, step)
+        doc = new
+    check_structure(doc)
+
+
+def test_one_character_edits_reuse_almost_everything():
+    """On a long document (many sections), a one-character edit re-chunks one
+    section and re-judges the few cuts around it."""
+    files = corpus_files("markdown")
+    rng = random.Random(5)
+    doc = Document("\n\n".join(f.read_text(encoding="utf-8") for f in files[:60]),
+                   path="/virtual/long.md", version=1)
+    config = Settings()
+    before = analyze(doc, config)
+    calls = {"judge": 0, "section": 0}
+    real_judge = validate_mod._judge
+    real_section = markdown_mod._Run.section_chunks
+
+    def judge(*args):
+        calls["judge"] += 1
+        return real_judge(*args)
+
+    def section(*args, **kw):
+        calls["section"] += 1
+        return real_section(*args, **kw)
+
+    steady = 0
+    for step in range(6):
+        at = rng.randrange(len(doc.text))
+        new = doc.with_edit(at, at, rng.choice("abc "), version=step + 2)
+        calls.update(judge=0, section=0)
+        validate_mod._judge, markdown_mod._Run.section_chunks = judge, section
+        try:
+            after = analyze(new, config)
+        finally:
+            validate_mod._judge, markdown_mod._Run.section_chunks = real_judge, real_section
+        assert calls["section"] <= 2, calls
+        if len(after.chunks) == len(before.chunks):  # chunk numbers (in messages) unchanged
+            assert calls["judge"] <= 12, (calls, len(after.chunks))
+            steady += 1
+        before, doc = after, new
+    assert steady >= 3
+    assert snapshot(before) == from_scratch(doc, config)
+
+
+def test_structure_lookups_after_edits_equal_a_fresh_parse():
+    files = corpus_files("markdown")
+    rng = random.Random(99)
+    for _ in range(4):
+        doc = Document(corpus_text(rng, files, 2), version=1)
+        structure(doc)
+        for _ in range(6):
+            prev = doc  # alive, as the server's last result keeps it
+            doc = random_edit(rng, prev)
+            check_structure(doc)
+            assert structure(doc)._segmentation.updated
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_texts(), data=st.data())
+def test_incremental_segmentation_equals_a_full_one_on_generated_markdown(text, data):
+    doc = Document(text)
+    structure(doc)
+    for _ in range(3):
+        a = data.draw(st.integers(0, len(doc.text)))
+        b = data.draw(st.integers(a, min(len(doc.text), a + 40)))
+        ins = data.draw(st.lists(st.sampled_from(PIECES), max_size=3).map("".join))
+        prev = doc
+        doc = prev.with_edit(a, b, ins)
+        st_ = structure(doc)
+        assert st_._segmentation.updated or st_._segmentation.skip_to != (
+            prev.memoised("structure")._segmentation.skip_to)
+        full = _segment_all(doc.text)
+        assert st_._segmentation.starts == full.starts
+        assert st_._segmentation.anchors == full.anchors
+        assert block_tuples(st_.blocks) == block_tuples(parse_blocks(doc.text))
+
+
+SMALL_TEXTS = [
+    "intro\n\n# A\n\ntext a\n \n## B\n\ntext b\nX\n# C\n\n```\n\n# in fence\n```\n\n# D\n",
+    "---\nt: 1\n---\n\n# A\n\n<!--\n\n# hidden\n\n-->\n\n#\tB\n\n\t\n###### C\n\n####### no\n",
+    "# A\r\n\r\ntext\r\n\r\n## B\r\rbody\r\r# C\r\n\r\n- item\r\n\r\n# D",
+    "> q\n\n# A\n\n    code\n\n# B\n\n| a |\n|---|\n| 1 |\n\n# C\n#\n\n# E\n",
+]
+EDIT_OPS = [("ins", "\n"), ("ins", "#"), ("ins", " "), ("ins", "x"), ("ins", "\n\n"),
+            ("ins", "```\n"), ("del", 1), ("del", 2)]
+
+
+@pytest.mark.parametrize("text", SMALL_TEXTS)
+def test_every_single_edit_of_small_documents_resegments_like_a_full_pass(text):
+    base = Document(text)
+    structure(base)
+    for a in range(len(text) + 1):
+        for op, arg in EDIT_OPS:
+            if op == "ins":
+                new = base.with_edit(a, a, arg)
+            elif a + arg <= len(text):
+                new = base.with_edit(a, a + arg, "")
+            else:
+                continue
+            got = structure(new)._segmentation
+            full = _segment_all(new.text)
+            assert got.updated or got.skip_to != base.memoised("structure")._segmentation.skip_to
+            assert (got.starts, got.anchors) == (full.starts, full.anchors), (text, a, op, arg)
+            assert [s.recs for s in got.segs] == [s.recs for s in full.segs], (text, a, op, arg)
+
+
+@pytest.mark.parametrize("change", [
+    # (find, replace): edits that move segment boundaries or change many paths
+    ("\n# ", "\n#"),            # a top-level heading stops being one
+    ("\n## ", "\n# "),          # a heading changes level: later paths change
+    ("\n\n#", "\n#"),           # the blank line before a heading goes
+    ("\n\n", "\n\n```\n\n"),    # an unclosed fence swallows the rest
+    ("```", "``"),              # a fence marker breaks
+    ("\n\n", "\n\n<!--\n\n"),   # an unclosed HTML comment
+])
+def test_targeted_edits_equal_a_fresh_analysis(change):
+    files = corpus_files("markdown")
+    rng = random.Random(7)
+    text = "---\ntitle: t\n---\n\n" + corpus_text(rng, files, 3)
+    doc = Document(text, path="/virtual/t.md", version=1)
+    config = Settings(size=128)
+    analyze(doc, config)
+    find, replace = change
+    at = text.find(find, len(text) // 3)
+    if at < 0:
+        at = text.find(find)
+    assert at >= 0
+    edited = doc.with_edit(at, at + len(find), replace, version=2)
+    assert snapshot(analyze(edited, config)) == from_scratch(edited, config)
+    assert structure(edited)._segmentation.updated
+    # and back again (an undo finds the old segments in the cache)
+    undone = edited.with_edit(at, at + len(replace), find, version=3)
+    assert undone.text == text
+    assert snapshot(analyze(undone, config)) == from_scratch(undone, config)
+    assert structure(undone)._segmentation.updated
+    check_structure(undone)
+
+
+def test_front_matter_edits_start_the_structure_afresh_and_stay_right():
+    text = "---\ntitle: x\n---\n\n# A\n\ntext a\n\n# B\n\ntext b\n"
+    doc = Document(text, version=1)
+    structure(doc)
+    for a, b, ins in [(4, 9, "name"), (0, 3, ""), (0, 0, "---\n"), (len(text), len(text), "\n---\n"),
+                      (5, 6, "T")]:
+        new = doc.with_edit(a, b, ins)
+        check_structure(new)
+
+
+# -- cut issues moved by an edit -------------------------------------------------------------
+
+CRAFTED = """Intro paragraph with several words. It has two sentences here.
+
+# Filler one
+
+Some filler text for a section of its own.
+
+# Filler two
+
+More filler text in another section.
+
+# Words
+
+A paragraph with a verylongwordthatgetscut in it. Then a sentence that is cut in the middle of it.
+
+# Brackets
+
+Text (with parentheses that run on for a while) and a [link text](http://example.com/a/b).
+
+# Fence
+
+```python
+def f(x):
+    return x + 1
+
+
+print(f(2))
+```
+
+# Table
+
+| a | b |
+|---|---|
+| 1 | 2 |
+| 3 | 4 |
+| 5 | 6 |
+
+# List
+
+- item one is a long list item with words
+- item two is another long list item
+
+# Raw
+
+<div>
+html block content that is long enough to cut
+</div>
+
+## Orphan heading
+
+Body of the orphan heading section with words.
+
+# Tail
+
+The end.
+"""
+
+
+def crafted_cuts(text: str) -> list[int]:
+    def at(needle: str, plus: int = 0) -> int:
+        i = text.index(needle)
+        return i + plus
+
+    return sorted({
+        at("Intro paragraph with", 9),            # mid-word, in the edited paragraph
+        at("verylongwordthatgetscut", 8),         # CS001
+        at("cut in the middle", 7),               # CS002
+        at("parentheses that run", 12),           # CS006
+        at("    return x + 1", 4),                # CS003 (split-fence fix)
+        at("| 5 | 6 |"),                          # CS004 (repeat-header fix)
+        at("long list item with", 5),             # CS005
+        at("html block content", 5),              # CS008
+        at("Body of the orphan"),                 # CS007
+        at("# Tail"),
+    })
+
+
+def chunks_for(text: str, cuts: list[int]) -> list[Chunk]:
+    bounds = [0, *cuts, len(text)]
+    return [Chunk(a, b, i, source=text) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+
+
+def test_cached_cut_issues_are_moved_with_all_their_offsets():
+    config = Settings(size=400, extend_select=("CS",))
+    doc = Document(CRAFTED, path="/virtual/crafted.md", version=1)
+    cuts = crafted_cuts(CRAFTED)
+    first = validate(doc, chunks_for(CRAFTED, cuts), config)
+    codes = {i.code for i in first}
+    assert {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008"} <= codes, codes
+    fixes = {i.data.get("fix") for i in first}
+    assert {"split-fence", "repeat-header", "move-heading", "paragraph-break"} <= fixes, fixes
+    # every data key of a cut issue is known to the cache (as an offset or not)
+    for i in first:
+        if i.cut is not None:
+            assert set(i.data) <= validate_mod._OFFSET_KEYS | validate_mod._PLAIN_KEYS, i.data
+
+    # insert inside the first chunk: every later cut moves by the same amount,
+    # chunk numbers stay; the judgements far from the edit come from the cache
+    insert = "and more "
+    at = CRAFTED.index("several")
+    new = doc.with_edit(at, at, insert, version=2)
+    moved = [cuts[0]] + [c + len(insert) for c in cuts[1:]]
+    judged = [0]
+    real_judge = validate_mod._judge
+
+    def counting(*args):
+        judged[0] += 1
+        return real_judge(*args)
+
+    validate_mod._judge = counting
+    try:
+        got = validate(new, chunks_for(new.text, moved), config)
+    finally:
+        validate_mod._judge = real_judge
+    assert judged[0] <= 2, judged[0]  # only the cuts near the edit
+    with fresh_caches():
+        want = validate(Document(new.text, path="/virtual/crafted.md"),
+                        chunks_for(new.text, moved), config)
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+    moved_codes = [i for i in got if i.cut is not None and i.cut > at]
+    assert {i.code for i in moved_codes} >= {"CS003", "CS004", "CS007", "CS008"}
+
+    # the cache hands out copies: changing an issue does not change the next answer
+    for i in got:
+        i.data["side"] = "tampered"
+        for v in i.data.values():
+            if isinstance(v, list):
+                v.append(-1)
+    again = validate(new, chunks_for(new.text, moved), config)
+    assert [dataclasses.asdict(i) for i in again] == [dataclasses.asdict(i) for i in want]
+
+
+def test_quick_fix_text_follows_the_documents_line_breaks():
+    """The split-fence and repeat-header fixes insert the document's line
+    break (its first one), which an edit far away can change."""
+    config = Settings(size=400)
+    doc = Document(CRAFTED, path="/virtual/crafted.md", version=1)
+    cuts = crafted_cuts(CRAFTED)
+    first = validate(doc, chunks_for(CRAFTED, cuts), config)
+    assert any("\n" in i.data.get("insert", "") for i in first)
+    at = CRAFTED.index("\n")
+    crlf = doc.with_edit(at, at + 1, "\r\n", version=2)
+    moved = [c + 1 if c > at else c for c in cuts]
+    got = validate(crlf, chunks_for(crlf.text, moved), config)
+    with fresh_caches():
+        want = validate(Document(crlf.text, path="/virtual/crafted.md"),
+                        chunks_for(crlf.text, moved), config)
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+    assert any("\r\n" in i.data.get("insert", "") for i in got)
+
+
+def test_chunk_numbers_in_messages_follow_a_changed_chunk_count():
+    config = Settings(size=400)
+    doc = Document(CRAFTED, path="/virtual/crafted.md", version=1)
+    cuts = crafted_cuts(CRAFTED)
+    validate(doc, chunks_for(CRAFTED, cuts), config)
+    extra = sorted(cuts + [CRAFTED.index("filler text for")])  # one more chunk early on
+    got = validate(doc, chunks_for(CRAFTED, extra), config)
+    with fresh_caches():
+        want = validate(Document(CRAFTED, path="/virtual/crafted.md"),
+                        chunks_for(CRAFTED, extra), config)
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+
+
+ORPHANS = """# Top
+
+Some text of the top section.
+
+## Alpha
+
+### Beta
+
+Body of beta, with words in it.
+
+## Lonely
+
+### Deeper
+
+Body of the deeper section, with words.
+"""
+
+
+@pytest.mark.parametrize("edit_at, old, new_text", [
+    ("## Alpha", "Alpha", "Gamma"),             # the orphan heading, a segment before the cut
+    ("### Deeper", "Deeper", "Lesser"),          # the body, a segment after the cut
+])
+def test_cut_judgements_see_the_segments_on_both_sides(edit_at, old, new_text):
+    text = ORPHANS
+    cuts = sorted({text.index("### Beta"), text.index("## Lonely") + len("## Lonely")})
+    config = Settings(size=400)
+    doc = Document(text, path="/virtual/o.md", version=1)
+    first = validate(doc, chunks_for(text, cuts), config)
+    assert sum(i.code == "CS007" for i in first) == 2, [(i.code, i.message) for i in first]
+    at = text.index(edit_at) + edit_at.index(old)
+    new = doc.with_edit(at, at + len(old), new_text, version=2)  # same length: cuts stay
+    got = validate(new, chunks_for(new.text, cuts), config)
+    with fresh_caches():
+        want = validate(Document(new.text, path="/virtual/o.md"), chunks_for(new.text, cuts),
+                        config)
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+    assert got != first
+
+
+ALT = "# T\n\nPara one ends here.\n\n    indented code line\n    more code\n\nAfter.\n"
+
+
+@pytest.mark.parametrize("text, variants, expect", [
+    # a whitespace gap: the cut is clean at the left end, judged again where
+    # the right chunk starts (inside the indented code, or at its start)
+    (ALT, [[(0, ALT.index("\n\n    ")), (ALT.index("indented"), len(ALT))],
+           [(0, ALT.index("\n\n    ")), (ALT.index("    indented"), len(ALT))]],
+     [["CS003"], []]),
+    # where the chunks on both sides start decides whether a heading is orphaned
+    (ORPHANS, [[(0, ORPHANS.index("## Lonely")), (ORPHANS.index("## Lonely"), ORPHANS.index("\n\n### D")),
+                (ORPHANS.index("### D"), len(ORPHANS))],
+               [(0, ORPHANS.index("## Lonely") + 3), (ORPHANS.index("## Lonely") + 3, ORPHANS.index("\n\n### D")),
+                (ORPHANS.index("### D"), len(ORPHANS))],
+               [(0, ORPHANS.index("\n\n### D")), (ORPHANS.index("## Lonely"), len(ORPHANS))]],
+     [["CS007"], ["CS002"], []]),
+])
+def test_cut_judgements_depend_on_the_chunks_around_them(text, variants, expect):
+    """Same text, chunk lists that differ only around one cut: each answer is
+    the fresh one (the cache keys on the other side of a gap, and on where
+    the chunks on both sides of a cut start)."""
+    config = Settings(size=400)
+    doc = Document(text, path="/virtual/v.md", version=1)
+    for spans, codes in zip(variants, expect):
+        chunks = [Chunk(a, b, i, source=text) for i, (a, b) in enumerate(spans)]
+        got = validate(doc, chunks, config)
+        with fresh_caches():
+            want = validate(Document(text, path="/virtual/v.md"), chunks, config)
+        assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+        assert [i.code for i in got if i.cut is not None] == codes, [(i.code, i.message) for i in got]
+
+
+def test_heading_path_changes_reach_reused_sections():
+    text = "# Alpha\n\nintro\n\n## One\n\nbody one\n\n## Two\n\nbody two\n"
+    doc = Document(text, version=1)
+    before = analyze(doc, Settings(size=20))
+    assert before.chunks[-1].heading_path == ("Alpha", "Two")
+    new = doc.with_edit(2, 7, "Omega", version=2)
+    after = analyze(new, Settings(size=20))
+    assert after.chunks[-1].heading_path == ("Omega", "Two")
+    assert snapshot(after) == from_scratch(new, Settings(size=20))
+
+
+# -- sentences: pysbd's processor output equals its segment() output --------------------------
+
+
+def _reference_segment(text: str) -> tuple[tuple[int, int], ...]:
+    """chunkseam.sentences.segment as it was, through pysbd's Segmenter.segment."""
+    if not text.strip():
+        return ()
+    text = sentences_mod._LINE_BREAK.sub(lambda m: " " * len(m.group()), text)
+    text = sentences_mod._INLINE.sub(sentences_mod._as_word, text)
+    try:
+        pieces = sentences_mod._segmenter().segment(text)
+    except Exception:
+        pieces = [text]
+    spans, cursor = [], 0
+    for piece in pieces:
+        core = piece.strip()
+        if not core:
+            continue
+        at = text.find(core, cursor)
+        if at < 0:
+            break
+        spans.append((at, at + len(core)))
+        cursor = at + len(core)
+    if not spans:
+        stripped = text.strip()
+        at = text.find(stripped)
+        return ((at, at + len(stripped)),)
+    tail = text[cursor:].rstrip()
+    if tail.strip():
+        spans[-1] = (spans[-1][0], cursor + len(tail))
+    return tuple(spans)
+
+
+def test_sentences_equal_pysbd_segment_on_corpus_paragraphs():
+    files = corpus_files("markdown")
+    rng = random.Random(3)
+    seen = 0
+    for path in rng.sample(files, 25):
+        doc = Document(path.read_text(encoding="utf-8"))
+        st_ = structure(doc)
+        for b in st_.leaves:
+            if b.kind == "paragraph" and b.end - b.start <= 3000:
+                piece = doc.text[b.start : b.end]
+                assert sentences_mod.segment.__wrapped__(piece) == _reference_segment(piece), piece
+                seen += 1
+    assert seen > 200
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    "Dr. Smith", "went", "home.", "It", "was", "3.14", "p.m.", "e.g.", "`x.y`", "(see", "Fig. 2)",
+    "\n", "!", "?", "\"Quoted.\"", "U.S.A.", "...", "i.e.", "A", "b", "😀", "日本語。", "  "]),
+    max_size=30).map(" ".join))
+def test_sentences_equal_pysbd_segment_on_generated_text(text):
+    assert sentences_mod.segment.__wrapped__(text) == _reference_segment(text)
+
+
+# -- Document.with_edit -----------------------------------------------------------------------
+
+EDIT_PIECES = st.sampled_from(["a", "bc", "\n", "\r", "\r\n", " ", "😀", "\u2028"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(EDIT_PIECES, max_size=40).map("".join), data=st.data())
+def test_with_edit_carries_the_line_index_and_records_the_lineage(text, data):
+    docs = [Document(text, path="/x/a.md", version=1)]
+    docs[0].line_starts
+    for _ in range(data.draw(st.integers(1, 4))):
+        d = docs[-1]
+        start = data.draw(st.integers(0, len(d.text)))
+        end = data.draw(st.integers(start, len(d.text)))
+        inserted = data.draw(st.lists(EDIT_PIECES, max_size=4).map("".join))
+        new = d.with_edit(start, end, inserted)
+        assert new.text == d.text[:start] + inserted + d.text[end:]
+        assert (new.path, new.kind, new.version) == (d.path, d.kind, d.version)
+        assert new.line_starts == Document(new.text).line_starts
+        docs.append(new)
+    last = docs[-1]
+    lineage = last.lineage()
+    assert [anc for anc, *_ in lineage] == list(reversed(docs[:-1]))
+    for anc, a, b, n in lineage:
+        assert 0 <= a <= b <= len(anc.text)
+        assert last.text == anc.text[:a] + last.text[a : a + n] + anc.text[b:]
+
+
+def test_with_edits_applies_in_order_and_keeps_no_ancestor_alive():
+    doc = Document("one\ntwo\n", version=1)
+    new = doc.with_edits([(0, 3, "ONE"), (4, 7, "2")], version=5)
+    assert new.text == "ONE\n2\n" and new.version == 5
+    assert doc.with_edits([], version=2).text == doc.text
+    ref = weakref.ref(doc)
+    del doc
+    import gc
+
+    gc.collect()
+    assert ref() is None and new.lineage() == []
+
+
+def test_old_versions_are_freed_without_the_cycle_collector():
+    import gc
+
+    gc.disable()
+    try:
+        doc = Document("# A\n\ntext\n", version=1)
+        structure(doc)
+        ref = weakref.ref(doc)
+        new = doc.with_edit(0, 0, "x")
+        structure(new)
+        del doc
+        assert ref() is None  # freed by reference counting: no doc <-> structure cycle
+        assert structure(new).doc is new
+    finally:
+        gc.enable()
+
+
+# -- through the real language server ---------------------------------------------------------
+
+SERVER_SETTINGS = {"size": 96, "debounceMs": 0}
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+def _fresh_server_diagnostics(uri: str, text: str) -> list:
+    """What the server's own analysis code publishes for ``text`` opened anew,
+    run in this process with empty caches."""
+    from chunkseam.lsp import diagnostics
+    from chunkseam.lsp.settings import EditorSettings
+    from chunkseam.lsp.state import DocumentStore
+
+    store = DocumentStore()
+    store.build_diagnostics = diagnostics.build
+    store.editor = EditorSettings.from_initialization_options({"settings": SERVER_SETTINGS})
+    try:
+        od = store.open(uri, text, 1, "markdown")
+        with fresh_caches():
+            result = store._compute((uri, od.version, store.generation, od.doc, "markdown",
+                                     dataclasses.replace(store.editor), store.encoding))
+        return result.diagnostics
+    finally:
+        store.shutdown()
+
+
+def _comparable(diags) -> list:
+    out = []
+    for d in diags:
+        data = dict(d.data) if isinstance(d.data, dict) else d.data
+        if isinstance(data, dict):
+            data.pop("version", None)
+        out.append((d.code, d.range.start.line, d.range.start.character, d.range.end.line,
+                    d.range.end.character, d.message, int(d.severity), repr(data),
+                    [(r.location.range.start.line, r.location.range.start.character,
+                      r.location.range.end.line, r.location.range.end.character, r.message)
+                     for r in d.related_information or []]))
+    return sorted(out)
+
+
+async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
+        client: LanguageClient, tmp_path):
+    files = corpus_files("markdown")
+    rng = random.Random(11)
+    text = corpus_text(rng, files, 3)
+    await initialize(client, init_options={"settings": SERVER_SETTINGS})
+    uri = (tmp_path / "incremental.md").as_uri()
+    open_doc(client, uri, text)
+    await wait_published(client, uri, version=1)
+    version = 1
+    for step in range(15):
+        doc = Document(text)
+        off = rng.randrange(len(text) + 1)
+        end = min(len(text), off + rng.choice([0, 0, 1, 5]))
+        ins = rng.choice(["x", " ", "\n\n", "# H ", "", "```\n", "word. "])
+        s, e = doc.offset_to_position(off), doc.offset_to_position(end)
+        text = text[:off] + ins + text[end:]
+        version += 1
+        change_doc(client, uri, version, [edit(s.line, s.character, e.line, e.character, ins)])
+        if step % 5 == 4:
+            await wait_published(client, uri, version=version)
+    final = await wait_published(client, uri, version=version)
+    assert _comparable(final.diagnostics) == _comparable(_fresh_server_diagnostics(uri, text))
