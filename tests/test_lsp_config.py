@@ -115,6 +115,22 @@ async def test_project_config_gives_the_same_issues_as_the_cli(client: LanguageC
     assert from_lsp == from_cli
 
 
+async def test_project_exclude_applies_in_the_editor(client: LanguageClient, tmp_path: Path):
+    path = make_project(tmp_path, 'chunker = "fixed"\nunit = "chars"\nsize = 200\nexclude = ["drafts/"]\n')
+    draft = tmp_path / "drafts" / "wip.md"
+    draft.parent.mkdir()
+    draft.write_text(path.read_text())
+    await initialize(client, init_options={"settings": {"debounceMs": 0}}, root=tmp_path)
+    open_doc(client, draft.as_uri(), draft.read_text())
+    open_doc(client, path.as_uri(), path.read_text())
+    # the linted file gets its issues; the excluded one is published empty, as `chunkseam lint` skips it
+    assert (await wait_published(client, path.as_uri(), version=1)).diagnostics
+    assert list((await wait_published(client, draft.as_uri(), version=1)).diagnostics) == []
+    lint = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(draft)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert lint.returncode == 0 and "CS0" not in lint.stdout, lint.stdout
+
+
 async def test_editor_settings_win_over_the_project_config(client: LanguageClient, tmp_path: Path):
     path = make_project(tmp_path, 'chunker = "fixed"\nunit = "chars"\nsize = 200\n')
     await initialize(client, init_options={"settings": {"size": 300, "debounceMs": 0}}, root=tmp_path)

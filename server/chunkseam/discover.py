@@ -161,6 +161,16 @@ def _walk(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out:
     return found
 
 
+def file_excluded(path: str | Path, exclude: tuple[str, ...] | list[str], *,
+                  base: Path | None = None, cwd: Path | None = None) -> bool:
+    """Whether a file named explicitly (on the command line, or opened in an
+    editor) is excluded by the ``exclude`` setting; patterns are relative to
+    ``base`` (the config file's directory) or ``cwd``."""
+    if not exclude:
+        return False
+    return _Matcher(cwd or Path.cwd(), tuple(exclude), False, base).excluded(Path(path), False)
+
+
 def discover(
     paths: list[str] | None,
     include: tuple[str, ...] | list[str] = (),
@@ -214,7 +224,7 @@ def discover(
                 out.empty.append(arg)
         else:
             # an explicitly named file: linted whatever its suffix, unless excluded
-            if exclude and _Matcher(cwd, tuple(exclude), False, base).excluded(p, False):
+            if file_excluded(p, exclude, base=base, cwd=cwd):
                 continue
             if p not in seen:
                 seen.add(p)

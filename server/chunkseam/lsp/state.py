@@ -264,10 +264,12 @@ class DocumentStore:
             raise Stale(uri)
         t0 = time.perf_counter()
         result = Result(uri, version, generation, doc)
+        resolved_file = None
         try:
             resolved = resolve_for(doc.path or self.root_path, editor)
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
+            resolved_file = resolved.config_file
         except Exception as exc:
             logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
                          uri, traceback.format_exc())
@@ -276,6 +278,12 @@ class DocumentStore:
             result.settings = Settings()
             result.config_errors = [f"could not resolve the configuration: {exc}"]
         settings = result.settings
+        if doc.path and settings.exclude and _excluded(doc.path, settings.exclude, resolved_file,
+                                                       self.root_path):
+            # the project's `exclude` setting applies in the editor as on the command line
+            result.disabled = True
+            result.seconds = time.perf_counter() - t0
+            return result
         if not getattr(settings, "enable", True) or doc.kind not in SUPPORTED_KINDS:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
@@ -399,3 +407,18 @@ def _index(result: Result, sizer: Any) -> None:
             logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
     result.heading_paths = paths
     result.unit = getattr(sizer, "unit", None) or result.settings.unit
+
+
+def _excluded(path: str, exclude, config_file, root_path: str | None) -> bool:
+    """``exclude`` patterns are relative to the config file's directory (else
+    the workspace root), as ``chunkseam lint`` reads them."""
+    from pathlib import Path
+
+    from ..discover import file_excluded
+
+    base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
+    try:
+        return file_excluded(path, exclude, base=base, cwd=base)
+    except Exception:  # a bad pattern must not stop the analysis
+        logger.debug("chunkseam: exclude check failed for %s", path, exc_info=True)
+        return False
