@@ -29,7 +29,7 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code")
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
 _loaded = False
 
 
