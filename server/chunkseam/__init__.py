@@ -10,6 +10,11 @@ from .document import Document, load
 from .issue import Issue
 from .settings import Settings
 
+# imported before the function of the same name is defined below: importing a
+# submodule binds it on the package, so a later first import of
+# ``chunkseam.validate`` would replace the ``validate`` function with the module
+from . import validate as _validate_module  # noqa: E402,F401  (isort: skip)
+
 
 def chunk(doc, strategy: str | None = None, *, size: int = 400, overlap: int = 0,
           unit: str = "tokens", encoding: str = "cl100k_base", **options) -> list[Chunk]:
