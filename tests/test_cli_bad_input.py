@@ -159,3 +159,20 @@ def test_unknown_subcommand_exits_2(capsys) -> None:
     with pytest.raises(SystemExit) as info:
         main(["frobnicate"])
     assert info.value.code == 2
+
+
+def test_bad_chunker_options_are_a_configuration_error(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.chunkseam]\nchunker = "recursive"\nchunker-options = { keep_separator = "bogus" }\n')
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\nSome text here.\n")
+    for command in (["lint", "guide.md"], ["chunks", "guide.md"]):
+        out = subprocess.run([sys.executable, "-m", "chunkseam", *command], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2, (command, out.stdout, out.stderr)
+        assert "keep_separator" in out.stderr and "bogus" in out.stderr
+        assert "Traceback" not in out.stderr and "internal error" not in out.stderr

@@ -32,12 +32,29 @@ def chunker_name(doc: Document, settings: Settings) -> str:
     return settings.chunker or chunkers.route(doc, settings.chunkers)
 
 
+class ChunkerOptionError(ValueError):
+    """A chunker refused its settings (size, overlap or chunker options): a
+    configuration error, not a bug — front ends report it and exit 2."""
+
+
 def make_chunks(doc: Document, settings: Settings, sizer: Sizer | None = None) -> tuple[str, list[Chunk]]:
     name = chunker_name(doc, settings)
     sizer = sizer or sizer_for(settings)
-    chunks = chunkers.get(name).chunk(
-        doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
-    )
+    try:
+        chunker = chunkers.get(name)
+    except KeyError as exc:
+        raise ChunkerOptionError(str(exc.args[0] if exc.args else exc)) from None
+    try:
+        chunks = chunker.chunk(
+            doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
+        )
+    except ValueError as exc:
+        if isinstance(exc, ChunkerOptionError):
+            raise
+        message = str(exc)
+        if not message.startswith(f"{name}:"):
+            message = f"{name}: {message}"
+        raise ChunkerOptionError(f"chunker {message}") from exc
     return name, chunks
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from . import __version__
+from .analysis import ChunkerOptionError
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
 from .report import FileResult, Summary, eprint, error_line, failing, summarize, use_color
@@ -269,6 +270,8 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     doc = Document(text, path=path)
     try:
         analysis = analyze(doc, settings)
+    except ChunkerOptionError as exc:  # bad chunker settings for this file
+        return FileResult(path=path, error=str(exc))
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
     stats = analysis.stats
@@ -755,6 +758,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except UsageError as exc:
         eprint(str(exc))
+        return EXIT_ERROR
+    except ChunkerOptionError as exc:
+        eprint(f"error: {exc}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         eprint("interrupted")
