@@ -10,6 +10,8 @@ import pytest
 
 import chunkseam
 from chunkseam import audit
+from clikit import run
+
 from chunkseam.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,10 +23,6 @@ PROSE = ("# Retries\n\nThe retry loop waits one second, then two, then four, and
          "outage do not retry in lockstep.\n\nSet the timeout to 30 seconds and enable keepalive.\n")
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture

@@ -17,16 +17,14 @@ from pathlib import Path
 import pytest
 
 import chunkseam.audit as audit_mod
+from clikit import run
+
 from chunkseam.cli import main
 
 GOOD = "# Title\n\nA short paragraph that is fine.\n"
 OPTS = ["--chunker", "recursive", "--unit", "chars", "--size", "400"]
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture

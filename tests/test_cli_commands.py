@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from chunkseam import chunkers
+from clikit import run
+
 from chunkseam.cli import main
 from chunkseam.document import Document
 
@@ -18,10 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "database.md"
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from clikit import run
+
 from chunkseam.cli import main
 from chunkseam.document import Document
 
@@ -33,10 +35,6 @@ SUMMARY_RE = re.compile(r"^(No issues|\d+ issues?) in \d+ files?; \d+ of \d+ chu
 LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>CS\d{3}) \[(?P<name>[a-z0-9-]+)\] (?P<msg>.+)$")
 FIXED_200 = ["--chunker", "fixed", "--unit", "chars", "--size", "200"]
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture

@@ -736,3 +736,17 @@ def get_sizer(
         if sizer is None:
             sizer = _sizers[key] = TokenSizer(enc, source=source)
     return sizer
+
+
+def memo_count(count: Callable[[str], int]) -> Callable[[str], int]:
+    """``count`` with a cache for one chunking call (pieces such as "\n\n"
+    repeat within a document; the cache dies with the call)."""
+    cache: dict[str, int] = {}
+
+    def measure(text: str) -> int:
+        n = cache.get(text)
+        if n is None:
+            n = cache[text] = count(text)
+        return n
+
+    return measure

@@ -72,7 +72,7 @@ from weakref import WeakKeyDictionary
 from ..chunk import Chunk
 from ..document import Document
 from ..structure import Block, Structure, structure
-from ..tokens import Sizer
+from ..tokens import Sizer, memo_count
 from . import register
 
 name = "markdown"
@@ -141,16 +141,7 @@ def make_measure(sizer: Sizer) -> Callable[[str], int]:
     """``sizer.count`` with a per-call cache (gaps like "\\n\\n" repeat)."""
     if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
         return len
-    count = sizer.count
-    cache: dict[str, int] = {}
-
-    def measure(text: str) -> int:
-        n = cache.get(text)
-        if n is None:
-            n = cache[text] = count(text)
-        return n
-
-    return measure
+    return memo_count(sizer.count)
 
 
 def glue_atoms(text: str, atoms: list[Atom], measure: Callable[[str], int]) -> list[Atom]:

@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 
 from ..chunk import Chunk
 from ..document import Document
-from ..tokens import Sizer, TokenSizer
+from ..tokens import Sizer, TokenSizer, memo_count
 from . import register
 
 name = "recursive"
@@ -502,15 +502,7 @@ def _measurer(sizer: Sizer) -> Callable[[str], int]:
 
         count = count_direct
 
-    cache: dict[str, int] = {}
-
-    def measure(text: str) -> int:
-        n = cache.get(text)
-        if n is None:
-            n = cache[text] = count(text)
-        return n
-
-    return measure
+    return memo_count(count)
 
 
 def recursive_spans(
