@@ -40,7 +40,8 @@ CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_c
 
 def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
                  configuration: bool = True, markdown: bool = True,
-                 hierarchical: bool = True, document_changes: bool = True) -> types.ClientCapabilities:
+                 hierarchical: bool = True, document_changes: bool = True,
+                 resolve: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind(e) for e in encodings] if encodings else None),
@@ -61,7 +62,9 @@ def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
                     code_action_kind=types.ClientCodeActionKindOptions(
-                        value_set=[types.CodeActionKind.QuickFix]))),
+                        value_set=[types.CodeActionKind.QuickFix])),
+                resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])
+                if resolve else None, data_support=resolve or None),
             document_symbol=types.DocumentSymbolClientCapabilities(
                 hierarchical_document_symbol_support=hierarchical),
             folding_range=types.FoldingRangeClientCapabilities(),

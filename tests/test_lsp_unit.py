@@ -71,20 +71,17 @@ def test_initialization_option_shapes():
 
 
 def _fix(text: str, sentence: str, fn_name: str = "paragraph_break", code: str = "CS002"):
+    from chunkseam import fixes
     from chunkseam.issue import Issue
-    from chunkseam.lsp import actions
-    from chunkseam.lsp.state import Result
 
     doc = Document(text, language_id="markdown", version=1)
     s = text.index(sentence)
     issue = Issue(code, "mid-sentence", "warning", "cut", s, s + len(sentence), cut=s + 5,
                   data={"sentence": [s, s + len(sentence)], "sentence_start": s})
-    made = getattr(actions, fn_name)(Result("untitled:/t.md", 1, 0, doc), issue, "utf-16")
+    made = getattr(fixes, fn_name)(doc, issue)
     if made is None:
         return None
-    from lsp_support import apply_edits
-
-    return apply_edits(text, made[1])
+    return fixes.apply(doc, made[1]).text
 
 
 def test_paragraph_break_keeps_list_items_and_quotes_together():

@@ -304,11 +304,26 @@ async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           actions.FIX_ALL],
+                                        resolve_provider=True))
 async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
     result = await ls.result(params.text_document.uri)
     doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
-    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes)
+    props = ls.supports("text_document.code_action.resolve_support.properties", None) or []
+    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes,
+                                lazy="edit" in props)
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: ChunkseamServer, action: types.CodeAction):
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if not isinstance(uri, str) or uri not in ls.store.docs:
+        return action
+    result = await ls.result(uri)
+    doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
+    return actions.resolve(result, action, ls.encoding, doc_changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
