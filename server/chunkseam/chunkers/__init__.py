@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import threading
 from typing import Any, Callable, Protocol
 
 from ..chunk import Chunk
@@ -31,6 +32,7 @@ class Chunker(Protocol):
 _REGISTRY: dict[str, Chunker] = {}
 _BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
 _loaded = False
+_LOCK = threading.RLock()
 
 
 def register(chunker: Chunker) -> Chunker:
@@ -44,16 +46,21 @@ def register(chunker: Chunker) -> Chunker:
 
 
 def _load_builtins() -> None:
+    """Import the built-in strategies once; threads that ask meanwhile wait
+    (the language server's warm-up and first analysis run side by side)."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for mod in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as exc:  # a strategy not written yet
-            if exc.name != f"{__name__}.{mod}":
-                raise
+    with _LOCK:
+        if _loaded:
+            return
+        for mod in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(f"{__name__}.{mod}")
+            except ModuleNotFoundError as exc:  # a strategy not written yet
+                if exc.name != f"{__name__}.{mod}":
+                    raise
+        _loaded = True
 
 
 def names() -> list[str]:
