@@ -140,20 +140,28 @@ async def test_hover_plaintext_client(client: LanguageClient):
     assert "Chunk 1/4" in hover.contents.value
 
 
-async def test_hover_on_a_diagnostic_shows_the_rule_doc(client: LanguageClient):
+async def test_hover_on_a_diagnostic_previews_first_and_says_each_message_once(client: LanguageClient):
     uri, text = await opened(client)
     diags = client.diagnostics[uri]
     d = next(d for d in diags if d.code == "CS002")
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=TD(uri), position=d.range.start))
     value = hover.contents.value
-    assert value.startswith("### CS002 mid-sentence")
+    assert value.startswith("**Chunk")  # the preview comes first
+    # the editor shows the diagnostic's message with the hover: it is not repeated,
+    # and no other message shows twice
+    assert d.message not in value
+    for other in diags:
+        assert value.count(other.message) <= 1
+    # one line for the rule: its summary and a link to the full page, not the page itself
     from chunkseam.checks.registry import RULES
 
-    rule_doc = RULES["CS002"].doc
-    assert "Default severity: **warning**" in rule_doc and "Default severity: **warning**" in value
-    assert "#### What it does" in value  # the doc's headings are made smaller
-    assert "**Chunk" in value  # the chunk preview follows the rule
+    rule_line = value.rsplit("\n\n---\n\n", 1)[-1]
+    assert rule_line.startswith("⚠ **CS002** mid-sentence: ") and "\n" not in rule_line
+    assert RULES["CS002"].summary.rstrip(".") in rule_line
+    assert rule_line.endswith("[rule](" + d.code_description.href + ")")
+    assert "What it does" not in value
+    assert value.index("**Chunk") < value.index("**CS002**")
 
 
 async def test_document_symbols_and_folding(client: LanguageClient):

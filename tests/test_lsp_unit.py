@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from chunkseam.document import Document
-from chunkseam.lsp.hover import fenced, rule_doc, truncate
+from chunkseam.lsp.hover import fenced, truncate
 from chunkseam.lsp.settings import EditorSettings
 from chunkseam.lsp.state import _carry_line_index
 
@@ -41,13 +41,6 @@ def test_truncate_keeps_both_ends():
 def test_fence_is_longer_than_any_backtick_run_inside():
     assert fenced("a ```` b", "text").startswith("`````text\n")
     assert fenced("plain").startswith("```\n")
-
-
-def test_rule_doc_drops_its_title_and_shrinks_headings():
-    doc = "# CS002 mid-sentence\n\n## What\n\nText.\n\n```md\n# not a heading\n```\n"
-    out = rule_doc(doc)
-    assert not out.startswith("# CS002")
-    assert "#### What" in out and "\n# not a heading\n" in out
 
 
 def test_initialization_option_shapes():
