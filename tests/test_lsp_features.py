@@ -164,8 +164,20 @@ async def test_hover_on_a_diagnostic_previews_first_and_says_each_message_once(c
     assert value.index("**Chunk") < value.index("**CS002**")
 
 
-async def test_document_symbols_and_folding(client: LanguageClient):
+async def test_no_chunk_symbols_or_folds_by_default(client: LanguageClient):
+    # chunks would take over the Outline and breadcrumbs and hide the heading folds
     uri, text = await opened(client)
+    assert await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=TD(uri))) is None
+    assert await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=TD(uri))) is None
+
+
+SYMBOLS_ON = dict(FIXED_200, chunkSymbols=True, chunkFolding=True)
+
+
+async def test_document_symbols_and_folding(client: LanguageClient):
+    uri, text = await opened(client, SYMBOLS_ON)
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=TD(uri)))
     chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
@@ -187,7 +199,7 @@ async def test_document_symbols_and_folding(client: LanguageClient):
 
 
 async def test_flat_symbols_for_clients_without_hierarchy(client: LanguageClient):
-    uri, text = await opened(client, hierarchical=False)
+    uri, text = await opened(client, SYMBOLS_ON, hierarchical=False)
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=TD(uri)))
     assert len(symbols) == 4

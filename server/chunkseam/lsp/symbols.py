@@ -1,4 +1,10 @@
-"""Chunks as an outline (document symbols) and as folding ranges."""
+"""Chunks as an outline (document symbols) and as folding ranges.
+
+Both are off by default — chunks would take over the Outline and the
+breadcrumbs, and a fold per chunk hides the heading and function folds — and
+turned on by the ``chunk-symbols`` / ``chunk-folding`` settings (editor:
+``chunkseam.chunkSymbols`` / ``chunkseam.chunkFolding``). When off the server
+answers ``null``, so the editor's own providers are used."""
 
 from __future__ import annotations
 
@@ -17,7 +23,13 @@ def symbol_name(result, chunk) -> str:
     return f"Chunk {chunk.index + 1}" + (SEP + path if path else "")
 
 
+def enabled(result: "Result", setting: str) -> bool:
+    return bool(getattr(result.settings, setting, False)) and result.analysis is not None
+
+
 def document_symbols(result: "Result", encoding: str, hierarchical: bool = True):
+    if not enabled(result, "chunk_symbols"):
+        return None
     out = []
     doc = result.doc
     for chunk in result.chunks:
@@ -42,7 +54,9 @@ def document_symbols(result: "Result", encoding: str, hierarchical: bool = True)
     return out
 
 
-def folding_ranges(result: "Result") -> list[types.FoldingRange]:
+def folding_ranges(result: "Result") -> list[types.FoldingRange] | None:
+    if not enabled(result, "chunk_folding"):
+        return None
     doc = result.doc
     out = []
     for chunk in result.chunks:
