@@ -41,8 +41,10 @@ CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_c
 def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
                  configuration: bool = True, markdown: bool = True,
                  hierarchical: bool = True, document_changes: bool = True,
-                 resolve: bool = False) -> types.ClientCapabilities:
+                 resolve: bool = False, show_document: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)) if show_document else None,
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind(e) for e in encodings] if encodings else None),
         workspace=types.WorkspaceClientCapabilities(

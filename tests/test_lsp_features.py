@@ -58,7 +58,7 @@ async def test_code_lens_per_chunk(client: LanguageClient):
         title = lens.command.title
         assert title.startswith(f"Chunk {i + 1}/4 · {chunk['tokens']} chars")
         assert lens.command.command == "chunkseam.showChunk"
-        assert list(lens.command.arguments) == [uri, i]
+        assert list(lens.command.arguments) == [uri, i, {"show": True}]
         if chunk["issues"]:
             assert re.search(r"· \d+ issues?$", title), title
     # the heading path of the chunk: the headings enclosing its start

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .view import SEP, chunk_range, end_line, heading_path, issues_of, plural, size_label
+from .view import SEP, chunk_range, counted_issues, end_line, heading_path, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import Result
@@ -35,7 +35,7 @@ def document_symbols(result: "Result", encoding: str, hierarchical: bool = True)
     for chunk in result.chunks:
         rng = chunk_range(result, chunk, encoding)
         detail = size_label(chunk.tokens, result.unit)
-        n = len(issues_of(result, chunk.index))
+        n = len(counted_issues(result, chunk.index))
         if n:
             detail += SEP + plural(n, "issue")
         if hierarchical:
