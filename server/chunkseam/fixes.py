@@ -66,7 +66,7 @@ COSTLY = ("error", "warning")
 BUDGET = 0.12
 #: … which applies once this many candidates are verified (so that what is
 #: offered for one or two issues does not depend on the machine's load)
-MIN_VERIFIED = 8
+MIN_VERIFIED = 4
 #: and never more than this many per request
 MAX_VERIFIED = 40
 
