@@ -198,12 +198,9 @@ def _unit(v: Any) -> str:
 
 
 def _encoding(v: Any) -> str:
-    try:
-        import tiktoken
+    from .tokens import list_encoding_names
 
-        known = list(tiktoken.list_encoding_names())
-    except Exception:  # pragma: no cover - tiktoken is a dependency
-        known = ["cl100k_base", "o200k_base"]
+    known = list_encoding_names()  # imports tiktoken safely from any thread
     if not isinstance(v, str) or v not in known:
         raise _Bad("a tiktoken encoding name (" + ", ".join(known) + ")")
     return v

@@ -205,7 +205,9 @@ def _build(cls: type, splitter: str, sizer: Sizer, size: int, overlap: int,
 
 def _from_tiktoken(cls: type, encoding: Any, size: int, overlap: int,
                    kwargs: dict[str, Any], extra: dict[str, Any]) -> Any:
-    import tiktoken
+    from ..tokens import import_tiktoken
+
+    tiktoken = import_tiktoken()
 
     enc_name = encoding.name
     with _patch_lock:
