@@ -24,9 +24,10 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import RPCRequest
 
 from .. import __version__
-from . import actions, codelens, custom, diagnostics, hover, log, symbols
+from . import actions, codelens, custom, diagnostics, hover, log, symbols, wire
 from .log import logger
 from .settings import EditorSettings, describe_error
 from .state import DocumentStore, NotOpen, Result
@@ -38,7 +39,36 @@ SECTION = "chunkseam"
 class ChunkseamProtocol(LanguageServerProtocol):
     """pygls' protocol, except that open documents live in the
     :class:`DocumentStore` (pygls' workspace would keep a second copy of every
-    text and re-split it into lines on each change)."""
+    text and re-split it into lines on each change), and that the lifecycle
+    is enforced: before ``initialize`` a request is answered
+    ``ServerNotInitialized`` and a notification dropped; after ``shutdown``
+    a request is answered ``InvalidRequest`` (pygls would stay silent and the
+    client would wait for ever)."""
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        is_request = isinstance(message, RPCRequest)
+        if method is not None and method != types.EXIT:
+            if self._shutdown:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.InvalidRequest,
+                                      f"{method}: the server is shutting down")
+                logger.debug("chunkseam: %s after shutdown refused", method)
+                return
+            if self._workspace is None and method != types.INITIALIZE:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.ServerNotInitialized,
+                                      f"{method}: the server is not initialized")
+                logger.info("chunkseam: %s before initialize dropped", method)
+                return
+        super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        # a cancel for a request that has already been answered is routine
+        if msg_id not in self._request_futures:
+            logger.debug("chunkseam: cancel for request %r, which is no longer pending", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -68,6 +98,46 @@ class ChunkseamServer(LanguageServer):
         self.pull_mode = False
         self.reported: set[str] = set()
         self.shutdown_requested = False
+
+    # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        from threading import Event
+
+        from pygls.io_ import StdoutWriter
+
+        self._stop_event = Event()
+        reader = wire.StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(wire.run(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            logger.error("chunkseam: the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        from threading import Event
+
+        self._stop_event = stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await wire.run(stop_event, wire.StreamReaderAdapter(reader), self.protocol)
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            pass
+        finally:
+            self.shutdown()
 
     # -- capabilities of the client ------------------------------------------------
     def supports(self, path: str, default: Any = None) -> Any:
