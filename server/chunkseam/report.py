@@ -153,8 +153,28 @@ def summarize(results: Iterable[FileResult], baselined: int = 0) -> Summary:
     return s
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def plural(n: int, word: str, plural: str | None = None) -> str:
+    """``1 issue``, ``2 issues``, ``0 issues``."""
     return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+_plural = plural
+
+
+def broken_chunks(records: Iterable[Record]) -> int:
+    """Chunks broken by these records (errors and warnings), counted the way
+    :func:`chunkseam.validate.statistics` counts them: after a baseline drops
+    known issues, the broken count follows the issues still shown."""
+    broken: set[int] = set()
+    for rec in records:
+        if rec.severity not in ("error", "warning"):
+            continue
+        data = rec.extra.get("data") if rec.extra else None
+        side = data.get("side") if isinstance(data, dict) else None
+        chunk = rec.other_chunk if side == "start" else rec.chunk
+        if chunk is not None:
+            broken.add(chunk)
+    return len(broken)
 
 
 def summary_line(s: Summary, *, noun: str = "file") -> str:
