@@ -262,8 +262,9 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "html"), default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
-    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL dump)")
-    p.add_argument("dump", metavar="DUMP.jsonl", help="one chunk per line ('-' for stdin)")
+    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL or JSON dump)")
+    p.add_argument("dump", metavar="DUMP", help="JSON Lines (one chunk per line) or a JSON array of chunks: "
+                   "records, LangChain Documents or LlamaIndex TextNodes ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
     _chunking_options(p)
     _rule_options(p)
@@ -742,7 +743,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                      f"source-aware, {modes['text-only']} text-only")
         return lines
 
-    groups = read_groups(_utf8_lines(stream, on_error, dump_name), on_error, on_progress)
+    groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
     jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
@@ -752,6 +753,23 @@ def cmd_audit(args: argparse.Namespace) -> int:
             bar.stop()
         if stream is not sys.stdin:
             stream.close()
+
+
+def _dump_items(stream, on_error, dump_name: str):
+    """JSON Lines, streamed; or the elements of a JSON array file (read whole)."""
+    from .audit import DumpError, array_items
+
+    lines = _utf8_lines(stream, on_error, dump_name)
+    head: list[str] = []
+    for raw in lines:
+        head.append(raw)
+        if raw.strip():
+            break
+    if head and head[-1].lstrip().startswith("["):
+        yield from array_items("".join(head) + "".join(lines), on_error)
+        return
+    yield from head
+    yield from lines
 
 
 def _utf8_lines(stream, on_error, dump_name: str):
