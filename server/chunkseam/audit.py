@@ -61,6 +61,11 @@ def read_source(path: str | Path) -> str:
         raise SourceError("Permission denied") from None
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from None
+    return decode_source(data)
+
+
+def decode_source(data: bytes) -> str:
+    """The text of a file's bytes (UTF-8, BOM dropped), or :class:`SourceError` saying why not."""
     if b"\x00" in data[:8192]:
         raise SourceError("binary file (contains NUL bytes), skipped")
     try:

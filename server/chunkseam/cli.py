@@ -143,6 +143,35 @@ def _chunking_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
 
 
+def _stdin_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the path of the text read from stdin ('-'): picks the chunker, the config "
+                        "file and per-file settings, and names it in messages")
+
+
+def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
+    """(display path, text) of the document piped on stdin."""
+    from .audit import SourceError, decode_source
+
+    name = getattr(args, "stdin_filename", None) or "-"
+    try:
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        return name, decode_source(data)
+    except SourceError as exc:
+        raise UsageError(error_line(name, str(exc))) from None
+    except OSError as exc:
+        raise UsageError(error_line(name, exc.strerror or str(exc))) from None
+
+
+def _reads_stdin(args: argparse.Namespace, given: list[str]) -> bool:
+    """``-`` as the input, or (like ruff) ``--stdin-filename`` with no input named."""
+    if "-" in given:
+        if len(given) > 1:
+            raise UsageError("error: '-' (stdin) cannot be combined with other paths")
+        return True
+    return not given and bool(getattr(args, "stdin_filename", None))
+
+
 def _rule_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("rules (override the config file)")
     g.add_argument("--select", metavar="CODES", help="comma-separated rule codes, prefixes or names")
@@ -234,7 +263,9 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("lint", help="check files for cuts that break meaning")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or globs (default: .)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files, directories or globs (default: .); '-' reads stdin")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
     _report_options(p, ("text", "json", "sarif", "github"))
@@ -242,12 +273,14 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
                    help="also lint files that .gitignore excludes")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
     p = sub.add_parser("preview", help="show a file's chunks in the terminal or as an HTML page")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
     p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML page instead")
@@ -376,9 +409,9 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     from .document import Document
     from .report import record_from_issue
 
-    path, settings = item
+    path, settings, *given = item
     try:
-        text = read_source(path)
+        text = given[0] if given else read_source(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     doc = Document(text, path=path)
@@ -481,6 +514,13 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
 def cmd_lint(args: argparse.Namespace) -> int:
     from .discover import discover
 
+    if _reads_stdin(args, args.paths):
+        # settings, routing and per-file ignores as for the file --stdin-filename names
+        cache = SettingsCache(args)
+        name, text = read_stdin(args)
+        settings = cache.settings(args.stdin_filename or None)
+        _check_tokenizer(settings)
+        return _finish(args, [lint_one((name, settings, text))], [])
     cache = SettingsCache(args)
     top = cache.settings(None)
     _check_tokenizer(top)
@@ -523,21 +563,31 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
 # --- chunks -----------------------------------------------------------------------------------------
 
 
-def _load_doc(path: str):
+def _load_doc(path: str, args: argparse.Namespace | None = None):
     from .audit import SourceError, read_source
     from .document import Document
 
+    if args is not None and _reads_stdin(args, [path] if path else []):
+        name, text = read_stdin(args)
+        return Document(text, path=None if name == "-" else name)
     try:
         return Document(read_source(path), path=path)
     except SourceError as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
 
+def _settings_path(args: argparse.Namespace, path: str) -> str | None:
+    """Where settings are looked up for ``path`` (stdin: the --stdin-filename, else the cwd)."""
+    if path == "-":
+        return getattr(args, "stdin_filename", None)
+    return path
+
+
 def cmd_chunks(args: argparse.Namespace) -> int:
     from .analysis import make_chunks, sizer_for
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    settings = SettingsCache(args).settings(_settings_path(args, args.file))
     _check_tokenizer(settings)
     sizer = sizer_for(settings)
     name, chunks = make_chunks(doc, settings, sizer)
@@ -563,7 +613,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
         flag = " OVERSIZE" if c.oversize else ""
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
-    out.write(f"{doc.path}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
+    out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})\n")
     return EXIT_OK
 
@@ -575,8 +625,8 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .preview import html_page, print_terminal
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    settings = SettingsCache(args).settings(_settings_path(args, args.file))
     _check_tokenizer(settings)
     a = analyze(doc, settings)
     if args.html:
