@@ -72,7 +72,7 @@ def test_chunks_from_stdin(proj: Path, capsys, monkeypatch) -> None:
     assert out.strip().splitlines()[-1] == "sub/n.txt: 2 chunks (fixed, size 20 chars, overlap 0)"
     feed(monkeypatch, b"# T\n\nHello world.\n")
     rc, out, _ = run(capsys, "chunks", "-", "--format", "json")
-    assert rc == 0 and json.loads(out)[0]["text"] == "# T\n\nHello world.\n"
+    assert rc == 0 and json.loads(out)[0]["text"] == "# T\n\nHello world."
 
 
 def test_bad_stdin_is_an_error(proj: Path, capsys, monkeypatch) -> None:
