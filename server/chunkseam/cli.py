@@ -243,6 +243,10 @@ def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
     parser.epilog = chunkers_help() + "\n\n" + _EXAMPLES
 
 
+#: output formats of lint and audit
+REPORT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit", "markdown")
+
+
 def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     parser = _Parser(prog="chunkseam",
                      description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
@@ -268,7 +272,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
 
@@ -301,7 +305,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
 
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
@@ -498,6 +502,12 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             report.write_json(out, kept, summary, errors, **json_extra)
         elif args.format == "sarif":
             report.write_sarif(out, kept, summary, errors)
+        elif args.format == "gitlab":
+            report.write_gitlab(out, kept)
+        elif args.format == "junit":
+            report.write_junit(out, kept, summary, errors, noun=noun)
+        elif args.format == "markdown":
+            report.write_markdown(out, kept, summary, noun=noun)
     finally:
         if out is not None and out is not sys.stdout:
             out.close()

@@ -57,6 +57,16 @@ FAMILIES = {
 
 _RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 
+#: the project's home; the one source of truth for links to it
+REPOSITORY_URL = "https://github.com/chunkseam/chunkseam"
+#: where a rule's documentation (server/chunkseam/rules/CODE.md) is published
+RULE_DOC_PATH = "server/chunkseam/rules/{code}.md"
+
+
+def rule_url(code: str) -> str:
+    """The web page of a rule's documentation (SARIF ``helpUri``, LSP ``codeDescription``, GitLab, JUnit)."""
+    return f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH.format(code=code)}"
+
 
 @dataclass(frozen=True)
 class Rule:
