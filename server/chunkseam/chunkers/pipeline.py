@@ -402,6 +402,18 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
 class LangChainChunker:
     name = name
     description = description
+    #: the extra that provides the library this strategy runs
+    extra = "langchain"
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None."""
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(MODULE) is not None
+        except (ImportError, ValueError):
+            found = False
+        return None if found else MISSING
 
     def chunk(
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
