@@ -29,7 +29,9 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline",
+                    # pipeline-library adapters (each library imported only when used)
+                    "llamaindex", "chonkie", "semchunk", "text_splitter", "haystack")
 _loaded = False
 
 
