@@ -10,8 +10,10 @@ Offsets: LlamaIndex sets ``start_char_idx`` by searching each chunk's text
 from the previous chunk's start + 1, so on repeated text it gives an earlier
 copy or ``None``; its ``get_nodes_from_documents`` also prints to standard
 output, which would corrupt the language server's channel. So the splitters
-are run with ``split_text`` and their chunks are located by chunkseam's
-tracked search, which follows the real overlap. ``MarkdownNodeParser`` cuts
+are run as ``get_nodes_from_documents`` runs them for a document without
+metadata (``TokenTextSplitter`` keeps room for the metadata format), without
+its print, and their chunks are located by chunkseam's tracked search, which
+follows the real overlap. ``MarkdownNodeParser`` cuts
 at headings without size or overlap; its node offsets are correct and are
 used after verification (the text LlamaIndex embeds is
 ``"header_path: …\\n\\n" + text``: chunkseam shows the source span).
@@ -81,7 +83,23 @@ class LlamaIndexAdapter(Adapter):
 
             nodes = built.get_nodes_from_documents([LlamaDocument(text=text)])
             return [Piece(n.text, n.start_char_idx, n.end_char_idx) for n in nodes]
-        return [Piece(t) for t in built.split_text(text)]
+        return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
+
+    def _effective(self, built: Any) -> int:
+        """The chunk size ``get_nodes_from_documents`` uses for a document without
+        metadata (``split_text_metadata_aware(text, "")``: TokenTextSplitter keeps
+        room for the metadata format), computed without that method, which prints
+        to standard output when the room left is small."""
+        reserved = len(built._tokenizer(""))
+        if type(built).__name__ == "TokenTextSplitter":
+            from llama_index.core.node_parser.text.token import DEFAULT_METADATA_FORMAT_LEN
+
+            reserved += DEFAULT_METADATA_FORMAT_LEN
+        effective = built.chunk_size - reserved
+        if effective <= 0:
+            raise ValueError(f"{self.name}: size {built.chunk_size} leaves no room: "
+                             f"{type(built).__name__} keeps {reserved} tokens for metadata")
+        return effective
 
 
 register(LlamaIndexAdapter())

@@ -301,11 +301,13 @@ def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
             prev_start = prev[0] if prev else 0
             where = "in the document" if text.find(pieces[i]) < 0 else (
                 f"at or after the previous chunk's start (offset {prev_start})")
+            why = ("the splitter re-joined pieces with text that is not in the document, e.g. "
+                   "keep_separator = false over a run of separators") if label == "langchain" else (
+                   "the library rewrote its text")
             raise ValueError(
                 f"{label}: chunk {i} of {splitter} is not a span of the source: "
-                f"its text {_preview(pieces[i])} does not occur {where} (the splitter re-joined "
-                "pieces with text that is not in the document, e.g. keep_separator = false "
-                "over a run of separators); chunkseam cannot give it true offsets"
+                f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
+                "chunkseam cannot give it true offsets"
             )
         spans.append((found, found + len(pieces[i])))
         i += 1
