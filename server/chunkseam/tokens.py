@@ -736,6 +736,10 @@ def get_sizer(
         return _CHARS
     if unit != "tokens":
         raise ValueError(f"unknown unit {unit!r}: expected 'tokens' or 'chars'")
+    if isinstance(encoding, str) and encoding.startswith("hf:"):  # Hugging Face tokenizers
+        from .tokens_hf import get_hf_sizer
+
+        return get_hf_sizer(encoding, allow_network=allow_network, timeout=network_timeout)
     name = canonical_encoding_name(encoding)
     key = (name, _explicit_key(file))
     sizer = _sizers.get(key)

@@ -30,7 +30,9 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline",
+                    # pipeline-library adapters (each library imported only when used)
+                    "llamaindex", "chonkie", "semchunk", "text_splitter", "haystack")
 _loaded = False
 # Held while the built-in strategies are imported, so that a thread never sees
 # a half-filled registry; re-entrant because a strategy module may itself ask
