@@ -215,6 +215,10 @@ class ChunkseamServer(LanguageServer):
         section = values[0] if values else None
         per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
+        if section is None and not per_folder and not self.store.editor.received:
+            # null: the client has no `chunkseam` section (a Neovim or Emacs
+            # setup that passes its settings as initializationOptions): keep those
+            return False
         return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
 
     async def result(self, uri: str) -> Result:
