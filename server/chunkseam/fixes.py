@@ -166,11 +166,11 @@ def anchor(issue: Issue) -> int:
 
 
 def unit_span(issue: Issue) -> tuple[int, int]:
-    """The broken unit an issue is about (its range, related range and cut)."""
+    """The broken unit an issue is about: its range, the cut, and the unit the
+    issue's data names (sentence, word, block, list item, table, heading)."""
     lo, hi = issue.start, issue.end
     data = issue.data or {}
-    for key in ("sentence", "block", "paragraph", "word", "item"):
-        v = data.get(key)
+    for v in (data.get(k) for k in ("sentence", "word", "block", "item", "table", "heading")):
         if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
             lo, hi = min(lo, v[0]), max(hi, v[1])
     if issue.cut is not None:
