@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL dump)")
     p.add_argument("dump", metavar="DUMP.jsonl", help="one chunk per line ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
+    p.add_argument("--allow-outside-root", action="store_true",
+                   help="read 'source' files outside --source-root (default: only files inside it, "
+                        "or inside the current directory without --source-root)")
     _chunking_options(p)
     _rule_options(p)
     _report_options(p, ("text", "json", "sarif", "github"))
@@ -248,7 +251,10 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
-    return open(path, "w", encoding="utf-8")
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(error_line(path, f"cannot write the output: {exc.strerror or exc}")) from None
 
 
 # --- lint ---------------------------------------------------------------------------------------------
@@ -296,6 +302,9 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     from .baseline import Baseline, BaselineError
 
     base = None
+    if args.write_baseline and not Path(args.write_baseline).absolute().parent.is_dir():
+        raise UsageError(error_line(args.write_baseline, "cannot write the baseline: "
+                                    "its directory does not exist"))
     if args.baseline and not args.write_baseline:
         try:
             base = Baseline.load(args.baseline)
@@ -332,7 +341,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             else:
                 kept.append(r)
         if args.write_baseline:
-            n = Baseline.write(args.write_baseline, all_records)
+            try:
+                n = Baseline.write(args.write_baseline, all_records)
+            except BaselineError as exc:
+                raise UsageError(str(exc)) from None
             eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
             return EXIT_ERROR if errors else EXIT_OK
         if args.format == "text":
@@ -620,7 +632,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return lines
 
     groups = read_groups(_utf8_lines(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root)
+            for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
@@ -771,6 +784,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+    except Exception as exc:  # never a traceback (exit 1 would read as "issues found")
+        if os.environ.get("CHUNKSEAM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
+               + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
+        return EXIT_ERROR
 
 
 def _entry() -> None:  # pragma: no cover

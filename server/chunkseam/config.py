@@ -209,12 +209,29 @@ def _encoding(v: Any) -> str:
     return v
 
 
+def _glob_list(v: Any) -> tuple[str, ...]:
+    items = _str_list("a list of glob patterns")(v)
+    for item in items:
+        _check_glob(item)
+    return items
+
+
+def _check_glob(pattern: str) -> None:
+    from .discover import glob_problem
+
+    problem = glob_problem(pattern)
+    if problem is not None:
+        raise _Bad(problem)
+
+
 def _routes(v: Any) -> dict[str, str]:
     what = 'a table of glob = chunker name (e.g. "*.md" = "markdown")'
     if not isinstance(v, Mapping) or not all(
         isinstance(k, str) and isinstance(x, str) and x for k, x in v.items()
     ):
         raise _Bad(what)
+    for k in v:
+        _check_glob(k)
     return dict(v)
 
 
@@ -238,6 +255,7 @@ def _per_file_ignores(v: Any) -> dict[str, tuple[str, ...]]:
     for k, rules in v.items():
         if not isinstance(k, str):
             raise _Bad(what)
+        _check_glob(k)
         try:
             out[k] = _rule_list(rules)
         except _Bad:
@@ -280,8 +298,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "ignore": _rule_list,
     "severity": _severity,
     "per_file_ignores": _per_file_ignores,
-    "include": _str_list("a list of glob patterns"),
-    "exclude": _str_list("a list of glob patterns"),
+    "include": _glob_list,
+    "exclude": _glob_list,
     "min_tokens": _int(0, "a non-negative integer"),
     "dangling_words": _str_list("a list of words or phrases"),
     "tiktoken_file": _optional_path,
@@ -426,6 +444,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), None, message=f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(str(path), None, message="not a usable config file: nested too deeply") from None
     _file_cache[key] = (stamp, data)
     return data
 
