@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from . import __version__
 from .analysis import ChunkerOptionError
+from .budget import BudgetExceeded
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
 from .report import FileResult, Summary, eprint, error_line, failing, summarize, use_color
@@ -276,7 +277,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     doc = Document(text, path=path)
     try:
         analysis = analyze(doc, settings)
-    except ChunkerOptionError as exc:  # bad chunker settings for this file
+    except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
         return FileResult(path=path, error=str(exc))
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
