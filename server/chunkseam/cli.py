@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from . import __version__
 from .analysis import ChunkerOptionError
+from .budget import BudgetExceeded
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
 from .report import FileResult, Summary, eprint, error_line, failing, plural, summarize, use_color
@@ -303,6 +304,9 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("dump", metavar="DUMP", help="JSON Lines (one chunk per line) or a JSON array of chunks: "
                    "records, LangChain Documents or LlamaIndex TextNodes ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
+    p.add_argument("--allow-outside-root", action="store_true",
+                   help="read 'source' files outside --source-root (default: only files inside it, "
+                        "or inside the current directory without --source-root)")
     _chunking_options(p)
     _rule_options(p)
     _report_options(p, REPORT_FORMATS)
@@ -399,7 +403,10 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
-    return open(path, "w", encoding="utf-8")
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(error_line(path, f"cannot write the output: {exc.strerror or exc}")) from None
 
 
 # --- lint ---------------------------------------------------------------------------------------------
@@ -421,7 +428,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     doc = Document(text, path=path)
     try:
         analysis = analyze(doc, settings)
-    except ChunkerOptionError as exc:  # bad chunker settings for this file
+    except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
         return FileResult(path=path, error=str(exc))
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
@@ -447,6 +454,9 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     from .baseline import Baseline, BaselineError
 
     base = None
+    if args.write_baseline and not Path(args.write_baseline).absolute().parent.is_dir():
+        raise UsageError(error_line(args.write_baseline, "cannot write the baseline: "
+                                    "its directory does not exist"))
     if args.baseline and not args.write_baseline:
         try:
             base = Baseline.load(args.baseline)
@@ -485,7 +495,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             else:
                 kept.append(r)
         if args.write_baseline:
-            n = Baseline.write(args.write_baseline, all_records)
+            try:
+                n = Baseline.write(args.write_baseline, all_records)
+            except BaselineError as exc:
+                raise UsageError(str(exc)) from None
             eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
             return EXIT_ERROR if errors else EXIT_OK
         # nothing could be checked (`lint nope.md`): the errors on stderr are the whole answer
@@ -804,7 +817,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return lines
 
     groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root) for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
@@ -991,6 +1004,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+    except Exception as exc:  # never a traceback (exit 1 would read as "issues found")
+        if os.environ.get("CHUNKSEAM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
+               + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
+        return EXIT_ERROR
 
 
 def _config_message(exc: ConfigError) -> str:

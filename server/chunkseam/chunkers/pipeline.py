@@ -401,6 +401,20 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
     return spans
 
 
+def _probe_separators(splitter: Any, text: str) -> None:
+    """LangChain matches regular expression separators with Python's ``re``,
+    which cannot be interrupted: each one is first run over the text with the
+    ``regex`` engine under the analysis' time budget, so that a backtracking
+    pattern is abandoned here with a clear message rather than hanging inside
+    LangChain."""
+    if text and getattr(splitter, "_is_separator_regex", False):
+        from .recursive import _bounds
+
+        for sep in getattr(splitter, "_separators", None) or ():
+            if sep:
+                _bounds(sep, True, text)
+
+
 class LangChainChunker:
     name = name
     description = description
@@ -425,6 +439,7 @@ class LangChainChunker:
             splitter_name = DEFAULT_SPLITTER
         splitter = get_splitter(sizer, size=size, overlap=overlap, **options)
         text = doc.text
+        _probe_separators(splitter, text)
         pieces = splitter.split_text(text) if text else []
         spans = _recursive_spans(splitter, text, pieces, sizer, size, overlap)
         if spans is None:

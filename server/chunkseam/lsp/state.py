@@ -302,6 +302,8 @@ class DocumentStore:
                                          config_errors=result.config_errors)
             reused.seconds = time.perf_counter() - t0
             return reused
+        from ..budget import BudgetExceeded
+
         try:
             from ..analysis import analyze, sizer_for
 
@@ -316,9 +318,13 @@ class DocumentStore:
             result.issues_by_chunk = {}
             result.overlap_prev = []
             result.heading_paths = []
-            result.error = f"{type(exc).__name__}: {exc}".strip()
-            logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
-                         traceback.format_exc())
+            if isinstance(exc, BudgetExceeded):  # not a bug: one clear message, no traceback
+                result.error = str(exc)
+                logger.warning("chunkseam: %s (version %s): %s", uri, version, exc)
+            else:
+                result.error = f"{type(exc).__name__}: {exc}".strip()
+                logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
+                             traceback.format_exc())
             if self.build_diagnostics is not None:
                 try:
                     result.diagnostics = self.build_diagnostics(result, encoding)
