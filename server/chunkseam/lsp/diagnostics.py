@@ -179,9 +179,9 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     return cap(out, limit)
 
 
-def publish(server: Any, result: "Result") -> None:
+def publish(server: Any, result: "Result", limit: int = 0) -> None:
     server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=result.uri, diagnostics=result.diagnostics, version=result.version))
+        uri=result.uri, diagnostics=cap(result.diagnostics, limit), version=result.version))
 
 
 def clear(server: Any, uri: str, version: int | None = None) -> None:
@@ -189,9 +189,10 @@ def clear(server: Any, uri: str, version: int | None = None) -> None:
         types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
 
 
-def report(result: "Result", previous_result_id: str | None) -> types.DocumentDiagnosticReport:
+def report(result: "Result", previous_result_id: str | None,
+           limit: int = 0) -> types.DocumentDiagnosticReport:
     """The pull-model answer for ``textDocument/diagnostic``."""
     if previous_result_id is not None and previous_result_id == result.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=list(result.diagnostics),
+    return types.RelatedFullDocumentDiagnosticReport(items=list(cap(result.diagnostics, limit)),
                                                      result_id=result.result_id)

@@ -63,8 +63,7 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = lambda result, encoding: diagnostics.build(
-            result, encoding, limit=self.store.editor.max_diagnostics()[0])
+        self.store.build_diagnostics = diagnostics.build
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
@@ -110,7 +109,7 @@ class ChunkseamServer(LanguageServer):
     def publish(self, result: Result) -> None:
         if self.pull_mode:
             return
-        diagnostics.publish(self, result)
+        diagnostics.publish(self, result, self.store.editor.max_diagnostics()[0])
 
     def refresh_all(self) -> None:
         """Configuration changed: re-analyse and re-publish every open document."""
@@ -143,9 +142,12 @@ class ChunkseamServer(LanguageServer):
             return False
         values = list(values or [])
         section = values[0] if values else None
+        if not isinstance(section, dict):
+            # null: the client has no such section; the initialization options stand
+            return False
         per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
-        return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
+        return self.store.editor.set_workspace(section, per_folder)
 
     async def result(self, uri: str) -> Result:
         try:
@@ -305,7 +307,8 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
     result = await ls.result(params.text_document.uri)
-    return diagnostics.report(result, params.previous_result_id)
+    return diagnostics.report(result, params.previous_result_id,
+                              ls.store.editor.max_diagnostics()[0])
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
