@@ -132,3 +132,39 @@ async def test_compare_needs_two_known_strategies(client: LanguageClient, strate
     with pytest.raises(JsonRpcException) as info:
         await _compare(client, uri, strategies)
     assert "at least two" in str(info.value) or "unknown strategy nope" in str(info.value)
+
+
+async def test_broken_config_file_is_an_error_state_never_a_silent_default(client: LanguageClient, tmp_path):
+    (tmp_path / ".git").mkdir()
+    config = tmp_path / "chunkseam.toml"
+    config.write_text('chunker = "fixed"\nsize = = 3\n')
+    doc = tmp_path / "database.md"
+    doc.write_text(DATABASE.read_text())
+    await initialize(client, root=tmp_path)
+    uri = doc.as_uri()
+    open_doc(client, uri, doc.read_text())
+    published = list((await wait_published(client, uri, version=1)).diagnostics)
+    assert [d.code for d in published] == ["internal-error"]
+    assert "configuration file cannot be used" in published[0].message
+    answer = as_dict(await asyncio.wait_for(client.protocol.send_request_async(
+        "chunkseam/chunks", {"textDocument": {"uri": uri}}), TIMEOUT))
+    assert answer["chunks"] == [] and "not valid TOML" in answer["error"]
+    assert any("not valid TOML" in e for e in answer["configErrors"])
+    # the error on the config file itself, where the parser stopped
+    on_file = await wait_published(client, config.as_uri())
+    assert len(on_file.diagnostics) == 1
+    d = on_file.diagnostics[0]
+    assert d.severity == types.DiagnosticSeverity.Error and d.range.start.line == 1
+    assert "not valid TOML" in d.message
+    # fixed: the file's diagnostics go, the document is analysed with it
+    config.write_text('chunker = "fixed"\nunit = "chars"\nsize = 200\n')
+    start = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]))
+    cleared = await wait_published(client, config.as_uri(), after=start)
+    assert list(cleared.diagnostics) == []
+    fresh = await wait_published(client, uri, after=start)
+    assert all(d.code != "internal-error" for d in fresh.diagnostics)
+    answer = as_dict(await asyncio.wait_for(client.protocol.send_request_async(
+        "chunkseam/chunks", {"textDocument": {"uri": uri}}), TIMEOUT))
+    assert answer["chunker"] == "fixed" and answer["unit"] == "chars" and answer["configErrors"] == []

@@ -67,6 +67,8 @@ class ChunkseamServer(LanguageServer):
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
+        #: config file uri -> the diagnostics published on it
+        self.config_diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.shutdown_requested = False
 
     # -- capabilities of the client ------------------------------------------------
@@ -93,6 +95,12 @@ class ChunkseamServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def report_config_errors(self, result: Result) -> None:
+        # diagnostics on the config file itself (pushed, in either diagnostic mode)
+        for uri, diags in diagnostics.config_file_diagnostics(result.config_errors).items():
+            if self.config_diagnostics.get(uri) != diags:
+                self.config_diagnostics[uri] = diags
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
         for err in result.config_errors:
             kind = types.MessageType.Warning if getattr(err, "warning", False) else types.MessageType.Error
             self.show_once(describe_error(err), kind)
@@ -115,6 +123,9 @@ class ChunkseamServer(LanguageServer):
         """Configuration changed: re-analyse and re-publish every open document."""
         self.store.bump_generation()
         self.reported.clear()
+        for uri in list(self.config_diagnostics):  # re-published by the next analyses if still wrong
+            diagnostics.clear(self, uri)
+        self.config_diagnostics.clear()
         self.apply_log_level()
         if self.pull_mode:
             if self.supports("workspace.diagnostics.refresh_support", False):
