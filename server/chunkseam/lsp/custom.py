@@ -62,6 +62,8 @@ def _common(result: "Result") -> dict[str, Any]:
         "overlap": getattr(s, "overlap", None),
         "enabled": not result.disabled,
         "error": result.error,
+        # errors of the configuration (a broken config file, bad values), for a status bar
+        "configErrors": [str(e) for e in result.config_errors if not getattr(e, "warning", False)],
     }
 
 

@@ -270,6 +270,13 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
+            if getattr(resolved, "unusable", None):
+                # a broken config file: no analysis rather than a silent default
+                result.error = f"the configuration file cannot be used: {resolved.unusable}"
+                if self.build_diagnostics is not None:
+                    result.diagnostics = self.build_diagnostics(result, encoding)
+                result.seconds = time.perf_counter() - t0
+                return result
         except Exception as exc:
             logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
                          uri, traceback.format_exc())
