@@ -6,8 +6,9 @@ or above ``--fail-on``; 1 issues found (or ``--max-rate`` exceeded); 2 usage,
 configuration or I/O error (unreadable files are reported on stderr as
 ``path: error: …``, skipped, and make the run end with 2).
 
-Nothing here writes to the files being checked; the only files written are
-the ones named by ``--html``, ``--output`` and ``--write-baseline``.
+Nothing here writes to the files being checked, except ``lint --fix`` (the
+verified fixes of :mod:`chunkseam.fixes`); the other files written are the
+ones named by ``--html``, ``--output`` and ``--write-baseline``.
 """
 
 from __future__ import annotations
@@ -276,6 +277,13 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
+    fx = p.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="apply the fixes that are verified to remove their issue without adding "
+                         "errors or warnings, then report what remains")
+    fx.add_argument("--diff", action="store_true",
+                    help="print the verified fixes as a unified diff instead of applying them "
+                         "(exit 1 if there are any, 0 if none); writes nothing")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
     p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
@@ -559,7 +567,99 @@ def cmd_lint(args: argparse.Namespace) -> int:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
     items = [(str(f), cache.settings(f)) for f in disc.files]
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        code = _fix_files(args, items, errors)
+        if args.diff:
+            return code
     return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+
+
+def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:
+    """(path, old text, new text, fixes applied, error) of one file's verified
+    fixes (runs in a worker process with --jobs); nothing is written here."""
+    from .audit import SourceError, read_source
+    from .document import Document
+    from .fixes import fix_all
+
+    path, settings = item
+    try:
+        text = read_source(path)
+    except SourceError as exc:
+        return path, None, None, [], str(exc)
+    try:
+        done = fix_all(Document(text, path=path), settings)
+    except ChunkerOptionError as exc:
+        return path, None, None, [], str(exc)
+    except Exception as exc:  # a bug must not stop the run, nor touch the file
+        return path, None, None, [], f"internal error while fixing: {type(exc).__name__}: {exc}"
+    if not done.changed or done.doc.text == text:
+        return path, text, None, [], None
+    return path, text, done.doc.text, done.applied, None
+
+
+def _write_fixed(path: str, new_text: str) -> None:
+    """Replace ``path``'s text, keeping its BOM, mode and line endings (the
+    fixes insert the file's own), through a temporary file in its directory."""
+    import tempfile
+
+    p = Path(path)
+    with open(p, "rb") as f:
+        bom = f.read(3) == b"\xef\xbb\xbf"
+    data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
+    mode = os.stat(p).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
+               errors: list[dict[str, Any]]) -> int:
+    """``--diff``: print the diffs, exit 1 if any; ``--fix``: write the fixed
+    files (the report of what remains follows)."""
+    import difflib
+
+    fixed_files = fixes_total = 0
+    for path, old, new, applied, error in _map(fix_one, items, args.jobs):
+        if error is not None:
+            eprint(error_line(path, error))
+            errors.append({"path": path, "message": error})
+            continue
+        if new is None or old is None:
+            continue
+        fixed_files += 1
+        fixes_total += len(applied)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True),
+                fromfile=path, tofile=path))
+            if not new.endswith(("\n", "\r")):
+                sys.stdout.write("\n\\ No newline at end of file\n")
+        else:
+            try:
+                _write_fixed(path, new)
+            except OSError as exc:
+                message = f"could not write the fixes: {exc.strerror or exc}"
+                eprint(error_line(path, message))
+                errors.append({"path": path, "message": message})
+                fixes_total -= len(applied)
+                fixed_files -= 1
+    noun = f"{fixes_total} fix{'es' if fixes_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}"
+    if args.diff:
+        eprint(f"would apply {noun}" if fixes_total else "no fixes would be applied")
+        if errors:
+            return EXIT_ERROR
+        return EXIT_ISSUES if fixes_total else EXIT_OK
+    eprint(f"applied {noun}" if fixes_total else "no fixes applied")
+    return EXIT_OK
 
 
 def _map(func, items, jobs: int):

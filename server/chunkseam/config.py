@@ -346,6 +346,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "plugins": _module_list,
     "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
     "enable": _bool,
+    "chunk_symbols": _bool,
+    "chunk_folding": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
 

@@ -203,6 +203,15 @@ def file_excluded(path: str | Path, exclude: tuple[str, ...] | list[str], *,
     return _Matcher(cwd or Path.cwd(), tuple(exclude), False, base).excluded(Path(path), False)
 
 
+def file_included(path: str | Path, include: tuple[str, ...] | list[str], *,
+                  base: Path | None = None) -> bool:
+    """Whether walking ``base`` (``chunkseam lint .`` there) would lint ``path``
+    by the ``include`` setting; the editor analyses exactly those files."""
+    spec = _spec(include)
+    p = Path(path)
+    return _included(p, base if base is not None else p.parent, spec)
+
+
 def discover(
     paths: list[str] | None,
     include: tuple[str, ...] | list[str] = (),

@@ -65,6 +65,10 @@ class Settings:
     #: language server only
     debounce_ms: int = 300
     enable: bool = True
+    #: chunks as document symbols (Outline, breadcrumbs) and as folding ranges: off by
+    #: default, so that the editor's own headings, functions and folds stay
+    chunk_symbols: bool = False
+    chunk_folding: bool = False
 
     def with_(self, **changes: Any) -> "Settings":
         return replace(self, **changes)

@@ -6,7 +6,8 @@
      "chunks": [{"index", "range", "startOffset", "endOffset", "startLine", "endLine",
                  "tokens", "unit", "headingPath", "strategy", "oversize",
                  "overlapPrevious" (size of the overlap with the previous chunk),
-                 "overlapRange" (its range, or null), "issues", "title"}, …]}
+                 "overlapRange" (its range, or null), "issues" (the issues the chunk is
+                 charged with: each issue counts on one chunk), "title"}, …]}
 
 ``chunkseam/stats`` answers::
 

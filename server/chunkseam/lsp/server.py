@@ -409,11 +409,29 @@ async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           actions.FIX_ALL],
+                                        resolve_provider=True))
 async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
     result = await ls.result(params.text_document.uri)
     doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
-    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes)
+    props = ls.supports("text_document.code_action.resolve_support.properties", None) or []
+    # the fixes are verified by re-simulation: off the event loop
+    return await asyncio.get_running_loop().run_in_executor(
+        ls.store.executor, lambda: actions.code_actions(result, params, ls.encoding,
+                                                        document_changes=doc_changes,
+                                                        lazy="edit" in props))
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: ChunkseamServer, action: types.CodeAction):
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if not isinstance(uri, str) or uri not in ls.store.docs:
+        return action
+    result = await ls.result(uri)
+    doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
+    return actions.resolve(result, action, ls.encoding, doc_changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -432,19 +450,41 @@ async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
 
 @server.command(codelens.SHOW_CHUNK)
 async def show_chunk(ls: ChunkseamServer, *args: Any) -> dict[str, Any]:
-    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …}
-        uri, index = args[0].get("uri"), args[0].get("index")
+    show = False
+    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …, "show": …}
+        uri, index, show = args[0].get("uri"), args[0].get("index"), bool(args[0].get("show"))
     elif len(args) >= 2:
         uri, index = args[0], args[1]
+        show = len(args) >= 3 and isinstance(args[2], dict) and bool(args[2].get("show"))
     else:
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     result = await ls.result(uri)
     try:
-        return codelens.show_chunk(result, index, ls.encoding)
+        info = codelens.show_chunk(result, index, ls.encoding)
     except IndexError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
+    if show:
+        await _display_chunk(ls, result, info)
+    return info
+
+
+async def _display_chunk(ls: ChunkseamServer, result: Result, info: dict[str, Any]) -> None:
+    """Show a chunk in a client that does not display the command's answer."""
+    if ls.supports("window.show_document.support", False):
+        try:
+            path = codelens.write_preview(result, info)
+            from pygls.uris import from_fs_path
+
+            answer = await ls.window_show_document_async(types.ShowDocumentParams(
+                uri=from_fs_path(path) or path, take_focus=True))
+            if answer is None or getattr(answer, "success", True):
+                return
+        except Exception as exc:
+            logger.info("chunkseam: could not show the chunk as a document: %s", exc)
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                   message=codelens.message_text(info)))
 
 
 @server.feature(custom.CHUNKS)

@@ -291,6 +291,11 @@ class DocumentStore:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
             return result
+        if doc.path and not _included(doc.path, settings.include, resolved_file, self.root_path):
+            # a file `chunkseam lint .` would not look at (LICENSE, chunkseam.toml …)
+            result.disabled = True
+            result.seconds = time.perf_counter() - t0
+            return result
         if not getattr(settings, "enable", True) or doc.kind not in SUPPORTED_KINDS:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
@@ -420,6 +425,26 @@ def _index(result: Result, sizer: Any) -> None:
             logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
     result.heading_paths = paths
     result.unit = getattr(sizer, "unit", None) or result.settings.unit
+
+
+def _included(path: str, include, config_file, root_path: str | None) -> bool:
+    """``include`` patterns are matched as ``chunkseam lint .`` matches them
+    when it walks the config file's directory (else the workspace root)."""
+    from pathlib import Path
+
+    from ..discover import file_included
+
+    base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
+    if base is not None:
+        try:
+            Path(path).relative_to(base)
+        except ValueError:
+            base = None  # a file outside the project: matched by its name
+    try:
+        return file_included(path, include, base=base)
+    except Exception:  # a bad pattern must not stop the analysis
+        logger.debug("chunkseam: include check failed for %s", path, exc_info=True)
+        return True
 
 
 def _excluded(path: str, exclude, config_file, root_path: str | None) -> bool:
