@@ -205,7 +205,9 @@ def _build(cls: type, splitter: str, sizer: Sizer, size: int, overlap: int,
 
 def _from_tiktoken(cls: type, encoding: Any, size: int, overlap: int,
                    kwargs: dict[str, Any], extra: dict[str, Any]) -> Any:
-    import tiktoken
+    from ..tokens import import_tiktoken
+
+    tiktoken = import_tiktoken()
 
     enc_name = encoding.name
     with _patch_lock:
@@ -402,6 +404,18 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
 class LangChainChunker:
     name = name
     description = description
+    #: the extra that provides the library this strategy runs
+    extra = "langchain"
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None."""
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(MODULE) is not None
+        except (ImportError, ValueError):
+            found = False
+        return None if found else MISSING
 
     def chunk(
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
