@@ -279,7 +279,10 @@ def test_verified_native_rejects_wrong_copies_and_disorder():
     assert adapter.verified_native(text, [P("abc", None, None)], TOK) is None
     # under overlap 0 a chunk may not start inside the previous one
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc", 4, 7)], TOK,
-                                   lambda s, e: e) is None
+                                   lambda s, e, start: False) is None
+    # within an allowed overlap it is taken
+    assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
+                                   lambda s, e, start: e - start <= 3) == [(0, 7), (4, 11)]
 
 
 def test_missing_library_is_one_clear_error(monkeypatch):

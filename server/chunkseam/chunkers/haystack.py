@@ -110,11 +110,11 @@ class HaystackAdapter(Adapter):
             out.append(Piece(content, start, start + len(content) if isinstance(start, int) else None))
         return out
 
-    def overlap_floor(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
+    def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
                       overlap: int, options: dict[str, Any]) -> Any:
         unit = self._unit(splitter, options)
         if unit == "token" or (unit == "char" and sizer.unit == "chars"):
-            return super().overlap_floor(built, splitter, text, sizer, size, overlap, options)
+            return super().overlap_check(built, splitter, text, sizer, size, overlap, options)
         return None  # words, lines …: the overlap is in Haystack's unit; starts in order suffice
 
     def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,
