@@ -26,8 +26,9 @@ import io
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
@@ -155,15 +156,17 @@ def main() -> None:
         adapter = chunkers.get(adapter_name)
         docs = [Document(t) for t in texts]
         best_lib = best_ad = float("inf")
-        for _ in range(args.repeat):
-            def run_library():
-                split = library()
-                return [split(t) for t in texts]
+        def run_library(make=library):
+            split = make()
+            return [split(t) for t in texts]
 
-            best_lib = min(best_lib, timed(run_library))
+        def run_adapter(adapter=adapter, docs=docs, overlap=overlap, options=options):
             sizer = fresh_sizer()  # the adapter builds its splitter anew for a new sizer
-            best_ad = min(best_ad, timed(lambda: [adapter.chunk(d, sizer, size=SIZE, overlap=overlap,
-                                                                **options) for d in docs]))
+            return [adapter.chunk(d, sizer, size=SIZE, overlap=overlap, **options) for d in docs]
+
+        for _ in range(args.repeat):
+            best_lib = min(best_lib, timed(run_library))
+            best_ad = min(best_ad, timed(run_adapter))
         ratio = best_ad / best_lib if best_lib else float("nan")
         worst = max(worst, ratio)
         print(f"{name:<14} {best_lib:>10.3f} {best_ad:>10.3f} {mb / best_lib:>13.2f} "

@@ -13,10 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from chunkseam import init
 from chunkseam.config import load_config_file, resolve
-
 from conftest import FIXTURES
 
 INIT = FIXTURES / "init"

@@ -6,7 +6,6 @@ from chunkseam import Settings
 from chunkseam.analysis import analyze
 from chunkseam.document import Document
 from chunkseam.embedding_models import known_limit, model_limit
-
 from conftest import FIXTURES
 
 TEXT = (FIXTURES / "database.md").read_text(encoding="utf-8")

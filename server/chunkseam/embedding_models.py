@@ -58,8 +58,7 @@ def known_limit(model: str | None) -> int | None:
     if not model:
         return None
     name = model.strip().lower()
-    if name.startswith("hf:"):
-        name = name[3:]
+    name = name.removeprefix("hf:")
     return LIMITS.get(name.rsplit("/", 1)[-1])
 
 

@@ -78,10 +78,9 @@ class HaystackAdapter(Adapter):
         self.library()
         unit = self._unit(splitter, options)
         encoding = getattr(sizer, "encoding", None)
-        if unit == "token":
-            if sizer.unit != "tokens" or encoding is None:
-                raise ValueError(f"{self.name}: {self.UNITS[splitter][0]} = \"token\" counts "
-                                 "tiktoken tokens: use unit = tokens with a tiktoken encoding")
+        if unit == "token" and (sizer.unit != "tokens" or encoding is None):
+            raise ValueError(f"{self.name}: {self.UNITS[splitter][0]} = \"token\" counts "
+                             "tiktoken tokens: use unit = tokens with a tiktoken encoding")
         kwargs = dict(options)
         if splitter == "DocumentSplitter" and unit == "token":
             kwargs["tokenizer_encoding"] = encoding.name
