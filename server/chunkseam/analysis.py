@@ -95,5 +95,7 @@ def describe_chunker(settings: Settings, sources: dict[str, str] | None = None) 
         what += f" ({detail})"
     overlap = f", overlap {settings.overlap}" if settings.overlap else ""
     unit = settings.unit if settings.unit == "chars" else f"{settings.encoding} tokens"
+    approx = ("; chunks the library rewrote are placed approximately (approximate = true)"
+              if options.get("approximate") is True else "")
     return (f"simulating chunker {what}, size {settings.size} {unit}{overlap} "
-            f"(from {sources.get('chunker', 'default')})")
+            f"(from {sources.get('chunker', 'default')}){approx}")

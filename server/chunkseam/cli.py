@@ -640,11 +640,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
-        flag = " OVERSIZE" if c.oversize else ""
+        flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
-              f"overlap {settings.overlap})\n")
+              f"overlap {settings.overlap})"
+              + ("; offsets approximate" if any(c.approximate for c in chunks) else "") + "\n")
     return EXIT_OK
 
 
