@@ -13,6 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from pytest_lsp import LanguageClient
+from lsp_support import (
+    CONFIG, FIXED_200, as_dict, initialize, open_doc, request, shutdown, wait_published,
+)
+
 from chunkseam import init
 from chunkseam.config import load_config_file, resolve
 from conftest import FIXTURES
@@ -176,3 +182,18 @@ def test_non_literal_arguments_keep_defaults_and_say_so(tmp_path):
     assert len(found) == 1 and found[0].file == "p.py"
     assert found[0].settings["size"] == 4000
     assert any("not a literal" in n for n in found[0].notes)
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+async def test_the_server_tells_which_chunker_is_simulated_and_where_from(client: LanguageClient):
+    await initialize(client, init_options={"settings": FIXED_200}, settings=FIXED_200)
+    uri = (FIXTURES / "database.md").as_uri()
+    open_doc(client, uri, (FIXTURES / "database.md").read_text(encoding="utf-8"))
+    await wait_published(client, uri, version=1)
+    answer = as_dict(await request(client, "chunkseam/stats", uri))
+    assert answer["simulated"] == "simulating chunker fixed, size 200 chars (from editor)"
