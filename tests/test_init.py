@@ -14,14 +14,20 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from pytest_lsp import LanguageClient
-from lsp_support import (
-    CONFIG, FIXED_200, as_dict, initialize, open_doc, request, shutdown, wait_published,
-)
-
 from chunkseam import init
 from chunkseam.config import load_config_file, resolve
 from conftest import FIXTURES
+from lsp_support import (
+    CONFIG,
+    FIXED_200,
+    as_dict,
+    initialize,
+    open_doc,
+    request,
+    shutdown,
+    wait_published,
+)
+from pytest_lsp import LanguageClient
 
 INIT = FIXTURES / "init"
 
