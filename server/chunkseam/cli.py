@@ -330,6 +330,19 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _rule_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
+    p = sub.add_parser("init", help="write the configuration from the chunking pipeline found "
+                       "in the project's Python code (read, never run)")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the project (default: .)")
+    p.add_argument("--choose", type=_positive_int, metavar="N",
+                   help="with several pipelines found: use the N-th (as listed)")
+    p.add_argument("--preset", metavar="NAME",
+                   help="with no pipeline found: the library defaults to write (see the list)")
+    p.add_argument("--file", dest="config_target", choices=("pyproject", "chunkseam.toml"),
+                   help="write [tool.chunkseam] in pyproject.toml, or chunkseam.toml "
+                   "(default: pyproject.toml when the project has one)")
+    p.add_argument("--force", action="store_true", help="replace an existing chunkseam.toml")
+    p.add_argument("--dry-run", action="store_true", help="print the configuration, write nothing")
+
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
     if help_requested:  # listing the chunkers imports them: only for --help
@@ -567,6 +580,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
     items = [(str(f), cache.settings(f)) for f in disc.files]
+
+    if items and args.format == "text":  # which chunker is simulated, and where that came from
+        from .analysis import describe_chunker
+
+        for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
+                                       for r in list(cache._cache.values())))[:5]:
+            eprint(line)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
         code = _fix_files(args, items, errors)
         if args.diff:
@@ -733,11 +753,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
-        flag = " OVERSIZE" if c.oversize else ""
+        flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
-              f"overlap {settings.overlap})\n")
+              f"overlap {settings.overlap})"
+              + ("; offsets approximate" if any(c.approximate for c in chunks) else "") + "\n")
     return EXIT_OK
 
 
@@ -749,17 +770,23 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .preview import html_page, print_terminal
 
     doc = _load_doc(args.file, args)
-    settings = SettingsCache(args).settings(_settings_path(args, args.file))
+    resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
+    settings = resolved.settings
     _check_tokenizer(settings)
     a = analyze(doc, settings)
+    from .analysis import describe_chunker
+
+    simulated = describe_chunker(settings, resolved.sources)
     if args.html:
         page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
-        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}")
+        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}; "
+               f"{simulated}")
         return EXIT_OK
+    sys.stdout.write(simulated + "\n")
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
                    unit=settings.unit, chunker=a.chunker, width=args.width)
     return EXIT_OK
@@ -1038,6 +1065,70 @@ def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> t
     return key, name, why
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from . import init
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise UsageError(error_line(args.dir, "not a directory"))
+    found = init.distinct(init.find_pipelines(root))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    comments: list[str]
+    if found:
+        print(f"found {len(found)} chunking pipeline{'s' if len(found) != 1 else ''} "
+              f"(read statically, nothing run):")
+        for n, f in enumerate(found, 1):
+            print(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}")
+            for note in f.notes:
+                print(f"       note: {note}")
+        if len(found) == 1:
+            pick = found[0]
+        elif args.choose:
+            if args.choose > len(found):
+                raise UsageError(f"error: --choose {args.choose}: only {len(found)} pipelines found")
+            pick = found[args.choose - 1]
+        elif interactive:
+            pick = found[_ask_number("which one does chunkseam simulate? ", len(found)) - 1]
+        else:
+            raise UsageError("error: several pipelines found: choose one with --choose N")
+        settings = pick.settings
+        comments = [f"written by `chunkseam init` from {pick.where}: {pick.call}"]
+        comments += [f"note: {n}" for n in pick.notes]
+    else:
+        print("no chunking pipeline found in the Python code; library defaults:")
+        names = list(init.PRESETS)
+        for n, name in enumerate(names, 1):
+            print(f"  {n}. {name:<14} {init.PRESETS[name][0]}")
+        if args.preset:
+            if args.preset not in init.PRESETS:
+                raise UsageError(f"error: --preset {args.preset}: expected one of {', '.join(names)}")
+            name = args.preset
+        elif interactive:
+            name = names[_ask_number("which defaults? ", len(names)) - 1]
+        else:
+            raise UsageError("error: no pipeline found: pick defaults with --preset NAME")
+        settings = init.PRESETS[name][1]
+        comments = [f"written by `chunkseam init`: {init.PRESETS[name][0]} (no pipeline found)"]
+    path, table = init.target_file(root, args.config_target)
+    if args.dry_run:
+        sys.stdout.write(f"# {path}\n" + init.render(settings, comments, table=table))
+        return EXIT_OK
+    try:
+        written = init.write(root, settings, comments, prefer=args.config_target, force=args.force)
+    except init.InitError as exc:
+        raise UsageError(f"error: {exc}") from None
+    print(f"wrote {'[tool.chunkseam] in ' if table else ''}{written}")
+    return EXIT_OK
+
+
+def _ask_number(prompt: str, count: int) -> int:
+    while True:
+        answer = input(prompt).strip()
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        print(f"a number from 1 to {count}, please")
+
+
 def _jsonable(v: Any) -> Any:
     if isinstance(v, tuple):
         return [_jsonable(x) for x in v]
@@ -1067,6 +1158,7 @@ COMMANDS = {
     "audit": cmd_audit,
     "rule": cmd_rule,
     "config": cmd_config,
+    "init": cmd_init,
 }
 
 

@@ -260,6 +260,15 @@ def _check_glob(pattern: str) -> None:
         raise _Bad(problem)
 
 
+def _embedding_model(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or not re.match(r"^[\w./:-]+$", v):
+        raise _Bad("an embedding model name (e.g. \"text-embedding-3-small\", "
+                   "\"BAAI/bge-small-en-v1.5\")")
+    return v
+
+
 def _routes(v: Any) -> dict[str, str]:
     what = 'a table of glob = chunker name (e.g. "*.md" = "markdown")'
     if not isinstance(v, Mapping) or not all(
@@ -342,6 +351,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
+    "model_max_tokens": _int(0, "a non-negative integer (tokens; 0 = no limit)"),
+    "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
     "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),

@@ -57,6 +57,10 @@ class Settings:
     tiktoken_file: str | None = None
     allow_network: bool = False
     approximate_tokens: bool = False
+    #: the embedding model's input limit in tokens (CS105); 0 = from
+    #: ``embedding_model`` when it is a known model, else no limit
+    model_max_tokens: int = 0
+    embedding_model: str | None = None
     #: extra options passed to the chunker (e.g. separators for recursive)
     chunker_options: dict[str, Any] = field(default_factory=dict)
     #: modules to import that register extra chunkers (third-party code: imported

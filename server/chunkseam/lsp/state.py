@@ -116,6 +116,8 @@ class Result:
     unit: str = "tokens"
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    #: which chunker is simulated and where that came from (for a status bar)
+    simulated: str | None = None
 
     @property
     def chunks(self) -> list[Any]:
@@ -270,6 +272,9 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
+            from ..analysis import describe_chunker
+
+            result.simulated = describe_chunker(resolved.settings, resolved.sources)
             if getattr(resolved, "unusable", None):
                 # a broken config file: no analysis rather than a silent default
                 result.error = f"the configuration file cannot be used: {resolved.unusable}"
