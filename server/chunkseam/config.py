@@ -211,15 +211,38 @@ def _unit(v: Any) -> str:
 
 
 def _encoding(v: Any) -> str:
-    try:
-        import tiktoken
+    what = ("a tiktoken encoding name ({}), a model name tiktoken knows (gpt-4o, "
+            "text-embedding-3-small …) or a Hugging Face tokenizer "
+            "(\"hf:path/to/tokenizer.json\" or \"hf:ORG/MODEL\")")
+    from .tokens import list_encoding_names
 
-        known = list(tiktoken.list_encoding_names())
-    except Exception:  # pragma: no cover - tiktoken is a dependency
-        known = ["cl100k_base", "o200k_base"]
-    if not isinstance(v, str) or v not in known:
-        raise _Bad("a tiktoken encoding name (" + ", ".join(known) + ")")
-    return v
+    known = list_encoding_names()  # imports tiktoken safely from any thread
+    if not isinstance(v, str):
+        raise _Bad(what.format(", ".join(known)))
+    if v.startswith("hf:"):
+        from .tokens_hf import check_name
+
+        try:
+            return check_name(v)
+        except ValueError:
+            raise _Bad(what.format(", ".join(known))) from None
+    if v in known:
+        return v
+    from .tokens import canonical_encoding_name
+
+    try:
+        canonical_encoding_name(v)
+    except ValueError:
+        raise _Bad(what.format(", ".join(known))) from None
+    return v.strip()
+
+
+def _hf_relative_path(ref: str) -> bool:
+    """An ``hf:`` reference that is a relative file path (not a model id, not absolute)."""
+    p = Path(os.path.expanduser(ref))
+    if p.is_absolute():
+        return False
+    return ref.endswith(".json") or ref.startswith(".") or ref.count("/") != 1
 
 
 def _routes(v: Any) -> dict[str, str]:
@@ -357,6 +380,9 @@ def settings_from_mapping(
                 raise err from None
             errors.append(err)
             continue
+        if (name == "encoding" and converted.startswith("hf:") and relative_to is not None
+                and _hf_relative_path(converted[3:])):
+            converted = "hf:" + str(relative_to / os.path.expanduser(converted[3:]))
         if name == "tiktoken_file" and converted and relative_to is not None:
             p = Path(os.path.expanduser(converted))
             converted = str(p if p.is_absolute() else (relative_to / p))
@@ -588,6 +614,10 @@ def resolve(
             if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
                 sources[kebab(normalize_key(k))] = overrides_source
     errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
+    if trusted:  # third-party chunkers of the entry-point group chunkseam.chunkers
+        from .chunkers.adapter import load_entry_points
+
+        load_entry_points(True)
     for err in _check_chunker_names(settings, sources):
         if strict:
             raise err

@@ -120,12 +120,15 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
                 lines.append(f"{i.code}", style=sev_style.get(i.severity, ""))
                 lines.append(f" [{i.name}] {line}:{col} {i.message}")
             body.append(lines)
-        console.print(Panel(Group(*body), title=title, title_align="left", subtitle=subtitle,
+        # headings are text, not rich markup ("[draft]" must stay)
+        console.print(Panel(Group(*body), title=title, title_align="left", subtitle=Text(subtitle),
                             subtitle_align="left", border_style=border if color else "none"))
     broken = len({i.chunk for i in issues if i.chunk is not None})
     name = doc.path or "<text>"
-    console.print(f"{name}: {plural(len(chunks), 'chunk')} ({chunker}), {plural(len(issues), 'issue')}, "
-                  f"{broken} of {plural(len(chunks), 'chunk')} broken", soft_wrap=True)  # one line, any path length
+    # one line whatever the width: a path is never broken by an inserted newline
+    # (the terminal wraps it softly; copy, paste and grep keep working)
+    console.print(Text(f"{name}: {plural(len(chunks), 'chunk')} ({chunker}), {plural(len(issues), 'issue')}, "
+                       f"{broken} of {plural(len(chunks), 'chunk')} broken"), soft_wrap=True)
 
 
 # --- HTML -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import threading
 from typing import Any, Callable, Protocol
 
 from ..chunk import Chunk
@@ -29,8 +30,14 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline",
+                    # pipeline-library adapters (each library imported only when used)
+                    "llamaindex", "chonkie", "semchunk", "text_splitter", "haystack")
 _loaded = False
+# Held while the built-in strategies are imported, so that a thread never sees
+# a half-filled registry; re-entrant because a strategy module may itself ask
+# for another chunker while it is being imported (pipeline).
+_load_lock = threading.RLock()
 
 
 def register(chunker: Chunker) -> Chunker:
@@ -44,16 +51,21 @@ def register(chunker: Chunker) -> Chunker:
 
 
 def _load_builtins() -> None:
+    """Import every built-in strategy once; ``_loaded`` is set only after all
+    of them registered, and other threads wait on the lock until then."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for mod in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as exc:  # a strategy not written yet
-            if exc.name != f"{__name__}.{mod}":
-                raise
+    with _load_lock:
+        if _loaded:
+            return
+        for mod in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(f"{__name__}.{mod}")
+            except ModuleNotFoundError as exc:  # a strategy not written yet
+                if exc.name != f"{__name__}.{mod}":
+                    raise
+        _loaded = True
 
 
 def names() -> list[str]:

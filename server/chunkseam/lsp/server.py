@@ -24,9 +24,10 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import RPCRequest
 
 from .. import __version__
-from . import actions, codelens, custom, diagnostics, hover, log, symbols
+from . import actions, codelens, custom, diagnostics, hover, log, symbols, wire
 from .log import logger
 from .settings import EditorSettings, describe_error
 from .state import DocumentStore, NotOpen, Result
@@ -38,7 +39,36 @@ SECTION = "chunkseam"
 class ChunkseamProtocol(LanguageServerProtocol):
     """pygls' protocol, except that open documents live in the
     :class:`DocumentStore` (pygls' workspace would keep a second copy of every
-    text and re-split it into lines on each change)."""
+    text and re-split it into lines on each change), and that the lifecycle
+    is enforced: before ``initialize`` a request is answered
+    ``ServerNotInitialized`` and a notification dropped; after ``shutdown``
+    a request is answered ``InvalidRequest`` (pygls would stay silent and the
+    client would wait for ever)."""
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        is_request = isinstance(message, RPCRequest)
+        if method is not None and method != types.EXIT:
+            if self._shutdown:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.InvalidRequest,
+                                      f"{method}: the server is shutting down")
+                logger.debug("chunkseam: %s after shutdown refused", method)
+                return
+            if self._workspace is None and method != types.INITIALIZE:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.ServerNotInitialized,
+                                      f"{method}: the server is not initialized")
+                logger.info("chunkseam: %s before initialize dropped", method)
+                return
+        super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        # a cancel for a request that has already been answered is routine
+        if msg_id not in self._request_futures:
+            logger.debug("chunkseam: cancel for request %r, which is no longer pending", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -63,11 +93,52 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = diagnostics.build
+        self.store.build_diagnostics = lambda result, encoding: diagnostics.build(
+            result, encoding, limit=self.store.editor.max_diagnostics()[0])
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
         self.shutdown_requested = False
+
+    # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        from threading import Event
+
+        from pygls.io_ import StdoutWriter
+
+        self._stop_event = Event()
+        reader = wire.StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(wire.run(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            logger.error("chunkseam: the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        from threading import Event
+
+        self._stop_event = stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await wire.run(stop_event, wire.StreamReaderAdapter(reader), self.protocol)
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            pass
+        finally:
+            self.shutdown()
 
     # -- capabilities of the client ------------------------------------------------
     def supports(self, path: str, default: Any = None) -> Any:
@@ -99,6 +170,7 @@ class ChunkseamServer(LanguageServer):
 
     def apply_log_level(self) -> None:
         level, problems = self.store.editor.log_level()
+        problems = problems + self.store.editor.max_diagnostics()[1]
         if self.log_handler is not None:
             log.set_level(self.log_handler, level if level is not None else log.DEFAULT_LEVEL)
         for p in problems:
@@ -125,15 +197,25 @@ class ChunkseamServer(LanguageServer):
             self.workspace_code_lens_refresh(None)
 
     async def fetch_configuration(self) -> bool:
-        """Ask the client for the ``chunkseam`` section; True if it changed."""
+        """Ask the client for the ``chunkseam`` section, for the window and for
+        each workspace folder (``scopeUri``); True if it changed."""
+        from .state import uri_to_path
+
+        folders = [(f.uri, uri_to_path(f.uri)) for f in self.workspace.folders.values()]
+        folders = [(uri, path) for uri, path in folders if path]
+        items = [types.ConfigurationItem(section=SECTION)]
+        items += [types.ConfigurationItem(scope_uri=uri, section=SECTION) for uri, _ in folders]
         try:
             values = await asyncio.wait_for(self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])), 10)
+                types.ConfigurationParams(items=items)), 10)
         except Exception as exc:
             logger.warning("chunkseam: workspace/configuration failed: %s", exc)
             return False
+        values = list(values or [])
         section = values[0] if values else None
-        return self.store.editor.set_workspace(section if isinstance(section, dict) else {})
+        per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
+                      if i + 1 < len(values) and isinstance(values[i + 1], dict)}
+        return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
 
     async def result(self, uri: str) -> Result:
         try:
@@ -265,9 +347,18 @@ async def did_change_configuration(ls: ChunkseamServer,
     else:
         settings = params.settings
         section = settings.get(SECTION) if isinstance(settings, dict) else None
-        ls.store.editor.set_workspace(section if isinstance(section, dict) else {})
+        if isinstance(section, dict):  # the client's settings now: they replace the old ones
+            ls.store.editor.set_workspace(section)
     # always re-read: a config file may have changed too
     ls.refresh_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_workspace_folders(ls: ChunkseamServer,
+                                       params: types.DidChangeWorkspaceFoldersParams) -> None:
+    # pygls has updated ls.workspace.folders: ask for the new folders' settings
+    if ls.supports("workspace.configuration", False) and await ls.fetch_configuration():
+        ls.refresh_all()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -356,6 +447,23 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/stats expects {textDocument: {uri}}")
     return custom.stats(await ls.result(uri))
+
+
+@server.feature(custom.COMPARE)
+async def compare_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
+    uri = custom.uri_of(params)
+    if uri is None:
+        raise JsonRpcInvalidParams("chunkseam/compare expects {textDocument: {uri}, strategies: [...]}")
+    try:
+        strategies = custom.strategies_of(params)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
+    result = await ls.result(uri)
+    try:
+        return await asyncio.get_running_loop().run_in_executor(
+            ls.store.executor, custom.compare, result, strategies)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
 
 
 # -- entry point -------------------------------------------------------------------------------
