@@ -963,7 +963,7 @@ def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> t
     from .chunkers import explain_route
     from .document import kind_for
 
-    name, why = explain_route(target, kind_for(target), r.settings.chunkers)
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers, r.settings.config_root)
     if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
         why += f" in {r.sources['chunkers']}"
     return key, name, why
