@@ -29,7 +29,7 @@ def sizer_for(settings: Settings) -> Sizer:
 
 
 def chunker_name(doc: Document, settings: Settings) -> str:
-    return settings.chunker or chunkers.route(doc, settings.chunkers)
+    return settings.chunker or chunkers.route(doc, settings.chunkers, getattr(settings, "config_root", None))
 
 
 class ChunkerOptionError(ValueError):

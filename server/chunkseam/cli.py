@@ -239,6 +239,41 @@ def chunkers_help() -> str:
     return "\n".join(lines)
 
 
+def _complete_chunker(prefix: str, **_: Any) -> list[str]:
+    from . import chunkers
+
+    return [n for n in chunkers.names() if n.startswith(prefix)]
+
+
+def _complete_rules(prefix: str, **_: Any) -> list[str]:
+    """Rule codes and names for comma-separated selector lists (completes the last item)."""
+    from .checks.registry import RULES
+
+    head, _, last = prefix.rpartition(",")
+    head = head + "," if head else ""
+    words = ["ALL", *RULES, *(r.name for r in RULES.values())]
+    return [head + w for w in words if w.lower().startswith(last.lower())]
+
+
+def _completers(subparsers: dict[str, argparse.ArgumentParser]) -> None:
+    """Value completion for shell completion (argcomplete reads ``action.completer``)."""
+    for p in subparsers.values():
+        for action in p._actions:
+            if "--chunker" in action.option_strings:
+                action.completer = _complete_chunker  # type: ignore[attr-defined]
+            elif {"--select", "--extend-select", "--ignore"} & set(action.option_strings):
+                action.completer = _complete_rules  # type: ignore[attr-defined]
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import argcomplete
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise UsageError(f"error: shell completion needs argcomplete: {exc}") from None
+    sys.stdout.write(argcomplete.shellcode(["chunkseam"], shell=args.shell))
+    return EXIT_OK
+
+
 def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
     """Add the chunker list and the examples to the ``--help`` of a chunking subcommand."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -319,6 +354,14 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _rule_options(p)
     _report_options(p, REPORT_FORMATS)
 
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script for a shell. Install it with e.g.\n"
+                                   "  chunkseam completion bash > ~/.local/share/bash-completion/completions/chunkseam\n"
+                                   "  chunkseam completion zsh > \"${fpath[1]}/_chunkseam\"\n"
+                                   "  chunkseam completion fish > ~/.config/fish/completions/chunkseam.fish",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
+
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -345,6 +388,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
 
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    _completers(sub.choices)
     if help_requested:  # listing the chunkers imports them: only for --help
         for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
             _help_with_chunkers(sub.choices[name])
@@ -1059,7 +1103,7 @@ def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> t
     from .chunkers import explain_route
     from .document import kind_for
 
-    name, why = explain_route(target, kind_for(target), r.settings.chunkers)
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers, r.settings.config_root)
     if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
         why += f" in {r.sources['chunkers']}"
     return key, name, why
@@ -1157,6 +1201,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "audit": cmd_audit,
     "rule": cmd_rule,
+    "completion": cmd_completion,
     "config": cmd_config,
     "init": cmd_init,
 }
@@ -1169,6 +1214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
         return cmd_server(argv[argv.index("server") + 1:])
     parser = build_parser(help_requested=any(a in ("-h", "--help") for a in argv))
+    if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `chunkseam completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # exits after answering
     args, extras = parser.parse_known_args(argv)
     if extras:
         sub = (getattr(args, "_subparsers", None) or {}).get(getattr(args, "command", None))
