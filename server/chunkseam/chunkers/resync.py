@@ -30,10 +30,13 @@ as its last result), so neither the server nor the caller passes anything.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from typing import Any, Callable, Sequence
 
 from ..document import Document
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: ancestors searched for a run to update (nearest first)
 _LINEAGE = 8
@@ -532,3 +535,71 @@ def sentence_run(doc: Document, sizer: Any, size: int, overlap: int) -> Sentence
     if key is not None:
         doc.memo(key, lambda: new)
     return new
+
+
+# -- fixed ---------------------------------------------------------------------------------
+#
+# Token windows are cut from the whole text's tokens. A stable boundary (see
+# recursive.SpanCounter) ends a pre-token in every text that holds its two
+# characters, so the tokens of a text are those before such a boundary
+# followed by those after it: an edit re-encodes only the text between the
+# last stable boundary before it and the first after it.
+
+
+def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
+    """The :class:`chunkseam.chunkers.fixed._TokenText` of ``doc``, its tokens
+    spliced from the previous version's when that one is known."""
+    from .fixed import _TokenText
+    from .recursive import stable_boundaries_apply
+
+    try:
+        key: tuple | None = ("fixed-tokens", sizer, encoding)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    tokens = None
+    previous = find_previous(doc, key) if key is not None else None
+    if previous is not None and stable_boundaries_apply(sizer):
+        old, a, b, ins = previous
+        if not old.surrogates:
+            tokens = _splice_tokens(text, old, a, b, ins, encoding)
+            if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
+                tokens = None
+    encoded = _TokenText(text, sizer, encoding, tokens)
+    if key is not None:
+        doc.memo(key, lambda: encoded)
+    return encoded
+
+
+def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any) -> Any:
+    """``(lengths, first changed token, old blocks)`` for ``_TokenText``, or
+    None to encode the whole text."""
+    from array import array
+
+    from .fixed import _token_byte_lengths
+    from .recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST
+
+    delta = ins - (b - a)
+    m = STABLE_BOUNDARY_LAST.match(text, max(0, a - 512), a) or (
+        STABLE_BOUNDARY_LAST.match(text, 0, a))
+    h = m.end() if m is not None else 0
+    m = STABLE_BOUNDARY.search(text, a + ins)
+    t = m.end() if m is not None else len(text)
+    try:
+        middle = encoding.encode_ordinary(text[h:t])
+    except UnicodeEncodeError:  # pragma: no cover - tiktoken replaces surrogates
+        return None
+    i = old.token_at(old._byte(h))
+    j = old.token_at(old._byte(t - delta))
+    if i < 0 or j < 0 or j < i:
+        return None  # not token boundaries of the old text: cannot happen; be safe
+    table = _token_byte_lengths(encoding)
+    lens = old.lens[:i]
+    lens.extend(array("H", map(table.__getitem__, middle)))
+    lens.extend(old.lens[j:])
+    return lens, i, old.blocks
