@@ -310,14 +310,21 @@ def _split_alone(text: str, run_opts: Any, counter: Any, s: int, e: int,
 # The ``langchain`` strategy runs the installed splitter. For a
 # RecursiveCharacterTextSplitter whose chunks the ``recursive`` run reproduces
 # (checked on the whole text when a document is first split), an edit is
-# re-split by LangChain itself only in a window of the text: from a top-level
-# piece where the run's merge buffer is empty (nothing carried over from the
-# pieces before) at or before the first piece the edit changed, to one at or
-# after the place where the updated run met the old one. There LangChain's
-# algorithm restarts too (the same separator, the same pieces, an empty
-# buffer), so its chunks elsewhere are the previous version's, shifted; the
-# window's chunks from LangChain must equal the run's, else the whole text is
-# split again.
+# re-split by LangChain itself only in a window of the text around it.
+#
+# The window starts where the merge buffer began just after a chunk was
+# emitted, before the first piece the edit changed (or after a piece split on
+# its own): the buffer then holds at most ``overlap`` and takes the next piece
+# without emitting, so a run started there with an empty buffer reaches the
+# same state without emitting anything. It ends at a piece at or after the
+# place where the updated run met the old one whose arrival emitted a chunk
+# (or that is split on its own): a run that stops there emits the same last
+# chunk by flushing its buffer. The window holds the top-level separator (else
+# it is widened), so LangChain splits it into the same pieces. Its chunks
+# from LangChain must equal the run's, else the whole text is split again;
+# the chunks before and after it are the previous version's (LangChain's,
+# checked then), shifted. This relies on LangChain's merge being the one
+# ``recursive`` implements, which tests/test_langchain_differential.py checks.
 
 
 def langchain_key(splitter: Any, sizer: Any) -> tuple:
@@ -351,17 +358,29 @@ def langchain_update(doc: Document, splitter: Any, sizer: Any, size: int, overla
     text = doc.text
     n = len(run.pieces)
     i0, k1 = run.walked
-    # restart points around the walked pieces
-    ka = min(i0, n - 1)
-    while ka > 0 and not run.restart(ka):
+    steps = run.steps
+
+    def anchor(k: int) -> bool:
+        """Did the run empty or flush its buffer when piece ``k`` came?"""
+        if k <= 0 or k >= n or run.kids[k] is not None:
+            return True
+        at = bisect_left(steps, 2 * k)
+        return at < len(steps) and steps[at] == 2 * k
+
+    # the window: from where the buffer held after an emission before the
+    # first changed piece begins, to an emission at or after the place where
+    # the run met the old one
+    ka = i0 - 1
+    while ka > 0 and not anchor(ka):
         ka -= 1
     kb = max(k1, ka + 1)
-    while kb < n and not run.restart(kb):
+    while not anchor(kb):
         kb += 1
     separators = list(options.get("separators") or ())
     regex = bool(options.get("is_separator_regex", False))
     while True:
-        lo = run.pieces[ka][0] if ka > 0 else 0
+        start_piece = 0 if ka <= 0 else (ka if run.kids[ka] is not None else run.post[ka])
+        lo = run.pieces[start_piece][0] if start_piece > 0 else 0
         hi = run.pieces[kb][0] if kb < n else len(text)
         window = text[lo:hi]
         if top_separator(window, separators, regex) == run.sep_index:
@@ -369,16 +388,16 @@ def langchain_update(doc: Document, splitter: Any, sizer: Any, size: int, overla
         # the window lacks the top-level separator: widen it
         if kb < n:
             kb += 1
-            while kb < n and not run.restart(kb):
+            while not anchor(kb):
                 kb += 1
         elif ka > 0:
             ka -= 1
-            while ka > 0 and not run.restart(ka):
+            while ka > 0 and not anchor(ka):
                 ka -= 1
         else:
             return None
-    first = bisect_left(run.steps, 2 * ka + 1)
-    last = bisect_right(run.steps, 2 * kb)
+    first = bisect_left(steps, 2 * ka + 1) if ka > 0 else 0
+    last = bisect_right(steps, 2 * kb)
     mine = [(s, e) for _st, s, e, _t in run.emits[first:last]]
     theirs = [t for t in splitter.split_text(window) if t]
     if len(theirs) != len(mine) or any(text[s:e] != t for (s, e), t in zip(mine, theirs)):
