@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import threading
 from typing import Any, Callable, Protocol
 
 from ..chunk import Chunk
@@ -31,6 +32,7 @@ class Chunker(Protocol):
 _REGISTRY: dict[str, Chunker] = {}
 _BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def register(chunker: Chunker) -> Chunker:
@@ -47,13 +49,18 @@ def _load_builtins() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for mod in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as exc:  # a strategy not written yet
-            if exc.name != f"{__name__}.{mod}":
-                raise
+    # a second thread (the server's workers) waits until every strategy is
+    # registered instead of seeing a half-filled registry
+    with _load_lock:
+        if _loaded:
+            return
+        for mod in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(f"{__name__}.{mod}")
+            except ModuleNotFoundError as exc:  # a strategy not written yet
+                if exc.name != f"{__name__}.{mod}":
+                    raise
+        _loaded = True
 
 
 def names() -> list[str]:

@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
 from array import array
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from ..chunk import Chunk
 from ..document import Document
@@ -87,23 +86,6 @@ def _token_byte_lengths(encoding: Any) -> tuple[int, ...]:
     return tuple(lengths)
 
 
-def _byte_to_char(data: bytes, boundaries: list[int]) -> dict[int, int]:
-    """Character offset of each byte boundary, snapped back to a character start."""
-    mapping: dict[int, int] = {}
-    prev_byte = 0
-    prev_char = 0
-    for b in sorted(set(boundaries)):
-        snapped = b
-        while 0 < snapped < len(data) and (data[snapped] & 0xC0) == 0x80:
-            snapped -= 1
-        if snapped < prev_byte:  # two boundaries inside the same character
-            snapped = prev_byte
-        prev_char += len(data[prev_byte:snapped].decode("utf-8", "surrogatepass"))
-        prev_byte = snapped
-        mapping[b] = prev_char
-    return mapping
-
-
 #: tokens per block of the cumulative byte offsets kept by :class:`_TokenText`
 _BLOCK = 256
 
@@ -131,7 +113,6 @@ class _TokenText:
             plain = _SURROGATE.sub("\ufffd", text)
             data = plain.encode("utf-8")
             surrogates = True
-        self.data = data
         self.ascii = len(data) == len(text)
         self.surrogates = surrogates
         if spliced is None or surrogates:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..document import Document
 
