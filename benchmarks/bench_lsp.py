@@ -277,9 +277,10 @@ async def _stop(client: Client) -> None:
     await client.stop()
 
 
-def baseline_tree(ref: str) -> tuple[str, Path, dict[str, str]]:
+def baseline_tree(ref: str, keep: list[str] = ()) -> tuple[str, Path, dict[str, str]]:
     """The server sources of git revision ``ref``, extracted to a temporary
-    directory (its ``server`` directory goes first on the server's PYTHONPATH)."""
+    directory (its ``server`` directory goes first on the server's PYTHONPATH),
+    with the files ``keep`` (paths in this tree) copied over them."""
     import os
     import subprocess
     import tempfile
@@ -290,6 +291,8 @@ def baseline_tree(ref: str) -> tuple[str, Path, dict[str, str]]:
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "server"], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    for path in keep:
+        (target / path).write_bytes((ROOT / path).read_bytes())
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(target / "server"), *filter(None, [env.get("PYTHONPATH")])])
@@ -313,7 +316,9 @@ async def per_strategy(args: argparse.Namespace) -> None:
     versions: list[tuple[str, dict[str, str] | None]] = []
     tree = None
     if args.baseline:
-        commit, tree, env = baseline_tree(args.baseline)
+        commit, tree, env = baseline_tree(args.baseline, args.baseline_with)
+        if args.baseline_with:
+            print(f"baseline {args.baseline} with this tree's {', '.join(args.baseline_with)}")
         where = subprocess.run([sys.executable, "-c", "import chunkseam; print(chunkseam.__file__)"],
                                env=env, capture_output=True, text=True).stdout.strip()
         print(f"baseline {args.baseline} ({commit}): the server imports {where}")
@@ -414,6 +419,8 @@ def main() -> None:
                     + ": one table of cold open and edit times per strategy")
     ap.add_argument("--baseline", default=None, metavar="REF",
                     help="with --strategies: also measure the server of git revision REF")
+    ap.add_argument("--baseline-with", action="append", default=[], metavar="PATH",
+                    help="a file of this tree to use in the baseline too (e.g. a fix it needs)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--profile-only", action="store_true",
                     help="only the in-process figures (no server)")

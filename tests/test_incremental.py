@@ -925,7 +925,7 @@ async def client(lsp_client: LanguageClient):
     await shutdown(lsp_client)
 
 
-def _fresh_server_diagnostics(uri: str, text: str) -> list:
+def _fresh_server_diagnostics(uri: str, text: str, settings: dict | None = None) -> list:
     """What the server's own analysis code publishes for ``text`` opened anew,
     run in this process with empty caches."""
     from chunkseam.lsp import diagnostics
@@ -934,7 +934,8 @@ def _fresh_server_diagnostics(uri: str, text: str) -> list:
 
     store = DocumentStore()
     store.build_diagnostics = diagnostics.build
-    store.editor = EditorSettings.from_initialization_options({"settings": SERVER_SETTINGS})
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": settings or SERVER_SETTINGS})
     try:
         od = store.open(uri, text, 1, "markdown")
         with fresh_caches():
@@ -959,12 +960,16 @@ def _comparable(diags) -> list:
     return sorted(out)
 
 
+@pytest.mark.parametrize("strategy", [None, "recursive", "fixed", "sentence"])
 async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
-        client: LanguageClient, tmp_path):
+        client: LanguageClient, tmp_path, strategy):
     files = corpus_files("markdown")
     rng = random.Random(11)
     text = corpus_text(rng, files, 3)
-    await initialize(client, init_options={"settings": SERVER_SETTINGS})
+    server_settings = dict(SERVER_SETTINGS)
+    if strategy is not None:
+        server_settings.update(chunker=strategy, overlap=1 if strategy == "sentence" else 16)
+    await initialize(client, init_options={"settings": server_settings})
     uri = (tmp_path / "incremental.md").as_uri()
     open_doc(client, uri, text)
     await wait_published(client, uri, version=1)
@@ -981,4 +986,5 @@ async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
         if step % 5 == 4:
             await wait_published(client, uri, version=version)
     final = await wait_published(client, uri, version=version)
-    assert _comparable(final.diagnostics) == _comparable(_fresh_server_diagnostics(uri, text))
+    assert _comparable(final.diagnostics) == _comparable(
+        _fresh_server_diagnostics(uri, text, server_settings))
