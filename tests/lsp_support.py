@@ -157,13 +157,31 @@ def utf16_len(s: str) -> int:
 
 
 async def shutdown(client: LanguageClient) -> None:
-    """Shut the server down unless the test already did (or it is gone)."""
-    if getattr(client, "_shut_down", False) or client.capabilities is None:
-        return
+    """Shut the server down unless the test already did (or it is gone).
+
+    The fixture's teardown waits for the server process to end, so a server
+    that was never initialized (the test skipped or failed before) or that
+    ignores the session's end is sent ``exit`` and, failing that, killed:
+    one early failure never hangs the suite."""
     server = getattr(client, "_server", None)
     if server is not None and server.returncode is not None:
         return
-    await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+    if not getattr(client, "_shut_down", False) and client.capabilities is not None:
+        try:
+            await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+        except Exception:  # the server is broken: end it below
+            pass
+    if server is None or server.returncode is not None:
+        return
+    try:
+        client.protocol.notify(types.EXIT)
+    except Exception:
+        pass
+    try:
+        await asyncio.wait_for(server.wait(), TIMEOUT)
+    except asyncio.TimeoutError:
+        server.kill()
+        await server.wait()
 
 
 def doc_uri(name: str) -> str:

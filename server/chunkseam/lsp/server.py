@@ -93,11 +93,12 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = lambda result, encoding: diagnostics.build(
-            result, encoding, limit=self.store.editor.max_diagnostics()[0])
+        self.store.build_diagnostics = diagnostics.build
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
+        #: config file uri -> the diagnostics published on it
+        self.config_diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.shutdown_requested = False
 
     # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
@@ -164,6 +165,12 @@ class ChunkseamServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def report_config_errors(self, result: Result) -> None:
+        # diagnostics on the config file itself (pushed, in either diagnostic mode)
+        for uri, diags in diagnostics.config_file_diagnostics(result.config_errors).items():
+            if self.config_diagnostics.get(uri) != diags:
+                self.config_diagnostics[uri] = diags
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
         for err in result.config_errors:
             kind = types.MessageType.Warning if getattr(err, "warning", False) else types.MessageType.Error
             self.show_once(describe_error(err), kind)
@@ -180,12 +187,15 @@ class ChunkseamServer(LanguageServer):
     def publish(self, result: Result) -> None:
         if self.pull_mode:
             return
-        diagnostics.publish(self, result)
+        diagnostics.publish(self, result, self.store.editor.max_diagnostics()[0])
 
     def refresh_all(self) -> None:
         """Configuration changed: re-analyse and re-publish every open document."""
         self.store.bump_generation()
         self.reported.clear()
+        for uri in list(self.config_diagnostics):  # re-published by the next analyses if still wrong
+            diagnostics.clear(self, uri)
+        self.config_diagnostics.clear()
         self.apply_log_level()
         if self.pull_mode:
             if self.supports("workspace.diagnostics.refresh_support", False):
@@ -213,13 +223,12 @@ class ChunkseamServer(LanguageServer):
             return False
         values = list(values or [])
         section = values[0] if values else None
+        if not isinstance(section, dict):
+            # null: the client has no such section; the initialization options stand
+            return False
         per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
-        if section is None and not per_folder and not self.store.editor.received:
-            # null: the client has no `chunkseam` section (a Neovim or Emacs
-            # setup that passes its settings as initializationOptions): keep those
-            return False
-        return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
+        return self.store.editor.set_workspace(section, per_folder)
 
     async def result(self, uri: str) -> Result:
         try:
@@ -379,7 +388,8 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
     result = await ls.result(params.text_document.uri)
-    return diagnostics.report(result, params.previous_result_id)
+    return diagnostics.report(result, params.previous_result_id,
+                              ls.store.editor.max_diagnostics()[0])
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))

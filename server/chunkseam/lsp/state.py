@@ -116,6 +116,8 @@ class Result:
     unit: str = "tokens"
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    #: which chunker is simulated and where that came from (for a status bar)
+    simulated: str | None = None
 
     @property
     def chunks(self) -> list[Any]:
@@ -270,6 +272,16 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
+            from ..analysis import describe_chunker
+
+            result.simulated = describe_chunker(resolved.settings, resolved.sources)
+            if getattr(resolved, "unusable", None):
+                # a broken config file: no analysis rather than a silent default
+                result.error = f"the configuration file cannot be used: {resolved.unusable}"
+                if self.build_diagnostics is not None:
+                    result.diagnostics = self.build_diagnostics(result, encoding)
+                result.seconds = time.perf_counter() - t0
+                return result
         except Exception as exc:
             logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
                          uri, traceback.format_exc())
@@ -307,6 +319,8 @@ class DocumentStore:
                                          config_errors=result.config_errors)
             reused.seconds = time.perf_counter() - t0
             return reused
+        from ..budget import BudgetExceeded
+
         try:
             from ..analysis import analyze, sizer_for
 
@@ -321,9 +335,13 @@ class DocumentStore:
             result.issues_by_chunk = {}
             result.overlap_prev = []
             result.heading_paths = []
-            result.error = f"{type(exc).__name__}: {exc}".strip()
-            logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
-                         traceback.format_exc())
+            if isinstance(exc, BudgetExceeded):  # not a bug: one clear message, no traceback
+                result.error = str(exc)
+                logger.warning("chunkseam: %s (version %s): %s", uri, version, exc)
+            else:
+                result.error = f"{type(exc).__name__}: {exc}".strip()
+                logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
+                             traceback.format_exc())
             if self.build_diagnostics is not None:
                 try:
                     result.diagnostics = self.build_diagnostics(result, encoding)
