@@ -167,10 +167,12 @@ def anchor(issue: Issue) -> int:
 
 def unit_span(issue: Issue) -> tuple[int, int]:
     """The broken unit an issue is about: its range, the cut, and the unit the
-    issue's data names (sentence, word, block, list item, table, heading)."""
+    issue's data names (sentence, word, block, list item, table, heading, bracket span,
+    definition, string)."""
     lo, hi = issue.start, issue.end
     data = issue.data or {}
-    for v in (data.get(k) for k in ("sentence", "word", "block", "item", "table", "heading")):
+    for v in (data.get(k) for k in ("sentence", "word", "block", "item", "table", "heading", "span",
+                                    "definition", "string")):
         if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
             lo, hi = min(lo, v[0]), max(hi, v[1])
     if issue.cut is not None:
