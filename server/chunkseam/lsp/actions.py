@@ -122,9 +122,12 @@ def quick_fixes(result: "Result", params: types.CodeActionParams, encoding: str,
         chosen = [(i, d) for i, d in chosen if d is not None]  # the diagnostics the client names
     if not chosen:
         return []
-    verdicts, _complete = fixes.verified(doc, result.settings, result.analysis,
-                                         [i for i, _ in chosen], budget=budget,
-                                         cache=_verdict_cache(result))
+    cache = _verdict_cache(result)
+    targets = [i for i, _ in chosen]
+    verdicts, complete = fixes.verified(doc, result.settings, result.analysis, targets,
+                                        budget=budget, cache=cache)
+    if not complete:
+        _finish_later(result, targets, cache)
     diags = {id(i): d for i, d in chosen}
     out: list[types.CodeAction] = []
     preferred_given = False
@@ -143,6 +146,30 @@ def quick_fixes(result: "Result", params: types.CodeActionParams, encoding: str,
                                          document_changes)
         out.append(action)
     return out
+
+
+_BACKGROUND: list[Any] = []
+
+
+def _finish_later(result: "Result", targets: list[Any], cache: dict) -> None:
+    """Verify what did not fit in the budget, in the background, into the
+    version's verdict cache: the editor asks again when the cursor moves."""
+    if cache.get("pending"):
+        return
+    cache["pending"] = True
+    if not _BACKGROUND:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _BACKGROUND.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunkseam-fixes"))
+
+    def run() -> None:
+        try:
+            fixes.verified(result.doc, result.settings, result.analysis, targets, budget=None,
+                           cache=cache)
+        finally:
+            cache["pending"] = False
+
+    _BACKGROUND[0].submit(run)
 
 
 def resolve(result: "Result", action: types.CodeAction, encoding: str,
