@@ -9,7 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lsp_support import (
-    CONFIG, FIXED_200, FIXTURES, apply_edits, change_doc, edits_of, initialize, open_doc,
+    CONFIG, FIXTURES, apply_edits, change_doc, edits_of, initialize, open_doc,
     shutdown, wait_published,
 )
 
