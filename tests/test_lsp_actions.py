@@ -337,3 +337,20 @@ async def test_source_fix_all(client: LanguageClient):
     # a quick-fix request does not compute the fix-all
     quick = await actions_for(client, uri, after[0]) if after else []
     assert all(a.kind == types.CodeActionKind.QuickFix for a in quick)
+
+
+async def test_light_bulb_requests_are_bounded_and_the_rest_follows(client: LanguageClient):
+    uri = "untitled:/timeouts.md"
+    diags = await open_with(client, uri, TIMEOUTS, RECURSIVE_80)
+    diag = next(d for d in diags if d.code == "CS002")
+    # what the editor asks by itself on a cursor move: at least the first fix, verified
+    auto = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=TD(uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag],
+                                        trigger_kind=types.CodeActionTriggerKind.Automatic)))
+    assert auto and auto[0].title.startswith("Insert paragraph break") and auto[0].is_preferred
+    # what the writer asks (Ctrl+.): everything, the same verdicts
+    invoked = await actions_for(client, uri, diag)
+    titles = [a.title for a in invoked]
+    assert {a.title for a in auto} <= set(titles)
+    assert any(t.startswith("Disable CS002 for this file") for t in titles), titles
