@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CHUNKSEAM_CORPUS") or ROOT.parent / "shared" / "corpus")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# The persistent lint cache never touches the user's cache directory from the tests, and is
+# off unless a test turns it on (tests/test_scale.py does, with its own directory).
+os.environ["CHUNKSEAM_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="chunkseam-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["CHUNKSEAM_NO_CACHE"] = "1"
 
 
 def require_tool(name: str) -> str:

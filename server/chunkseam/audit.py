@@ -42,6 +42,11 @@ def read_source(path: str | Path) -> str:
 
     Only regular files are opened (a FIFO or a device would block or never end).
     """
+    return decode_source(read_source_bytes(path))
+
+
+def read_source_bytes(path: str | Path) -> bytes:
+    """The bytes of a regular file, or :class:`SourceError` saying why not."""
     p = Path(path)
     try:
         import stat
@@ -61,7 +66,7 @@ def read_source(path: str | Path) -> str:
         raise SourceError("Permission denied") from None
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from None
-    return decode_source(data)
+    return data
 
 
 def decode_source(data: bytes) -> str:

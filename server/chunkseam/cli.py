@@ -126,8 +126,10 @@ def _severity_pair(text: str) -> tuple[str, str]:
 
 
 def _jobs(text: str) -> int:
+    from .parallel import cpu_count
+
     v = _nonneg_int(text)
-    return v or (os.cpu_count() or 1)
+    return v or cpu_count()
 
 
 def _chunking_options(p: argparse.ArgumentParser) -> None:
@@ -312,6 +314,12 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="where results are kept between runs (default: $CHUNKSEAM_CACHE_DIR, "
+                        "else the user cache directory)")
+    p.add_argument("--no-cache", action="store_true",
+                   default=os.environ.get("CHUNKSEAM_NO_CACHE", "").lower() in ("1", "true", "yes"),
+                   help="neither read nor write the cache (also: CHUNKSEAM_NO_CACHE=1)")
     fx = p.add_mutually_exclusive_group()
     fx.add_argument("--fix", action="store_true",
                     help="apply the fixes that are verified to remove their issue without adding "
@@ -385,6 +393,10 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
                    "(default: pyproject.toml when the project has one)")
     p.add_argument("--force", action="store_true", help="replace an existing chunkseam.toml")
     p.add_argument("--dry-run", action="store_true", help="print the configuration, write nothing")
+
+    p = sub.add_parser("clean", help="remove the lint cache")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the cache to remove (default: $CHUNKSEAM_CACHE_DIR, else the user cache directory)")
 
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
@@ -506,6 +518,68 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
                       records=records, approximate=sizer_approx and settings.unit == "tokens")
 
 
+#: files checked and files answered from the cache by the last lint run
+LAST_RUN: dict[str, int] = {"results": 0, "cached": 0}
+
+
+def lint_cached(item: tuple[str, Settings, str, str]) -> FileResult:
+    """:func:`lint_one` through the persistent cache (runs in a worker process with --jobs)."""
+    from .audit import SourceError, decode_source, read_source_bytes
+    from .resultcache import ResultCache
+
+    path, settings, cache_dir, skey = item
+    try:
+        data = read_source_bytes(path)
+    except SourceError as exc:
+        return FileResult(path=path, error=str(exc))
+    cache = ResultCache(cache_dir)
+    key = cache.key(path, data, skey)
+    hit = cache.get(key)
+    if hit is not None:
+        hit.cached = True  # type: ignore[attr-defined]
+        return hit
+    try:
+        text = decode_source(data)
+    except SourceError as exc:
+        return FileResult(path=path, error=str(exc))
+    result = lint_one((path, settings, text))
+    if result.error is None:
+        cache.put(key, result)
+    return result
+
+
+def _cache_dir(args: argparse.Namespace) -> Path:
+    from .resultcache import default_dir
+
+    return Path(args.cache_dir).expanduser() if getattr(args, "cache_dir", None) else default_dir()
+
+
+def _cached_items(args: argparse.Namespace, items: list[tuple[str, Settings]]):
+    """(function, items) for lint: through the cache unless it is off."""
+    if getattr(args, "no_cache", False):
+        return lint_one, items
+    from .resultcache import settings_key
+
+    cache_dir = str(_cache_dir(args).absolute())
+    keys: dict[int, str] = {}
+    out = []
+    for path, settings in items:
+        skey = keys.get(id(settings))
+        if skey is None:
+            skey = keys[id(settings)] = settings_key(settings)
+        out.append((path, settings, cache_dir, skey))
+    return lint_cached, out
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from .resultcache import clean
+
+    where = _cache_dir(args)
+    n = clean(where)
+    print(f"removed {n} cache entr{'ies' if n != 1 else 'y'} from {where}")
+    return EXIT_OK
+
+
 def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list[dict[str, Any]],
             noun: str = "file", on_result: Callable[[FileResult], None] | None = None,
             extra_text: Callable[[], list[str]] | None = None, **json_extra: Any) -> int:
@@ -536,7 +610,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     color = use_color(out, args.color) if out is not None else False
     style = report.Style(color)
     try:
+        LAST_RUN.update(results=0, cached=0)
         for r in results:
+            LAST_RUN["results"] += 1
+            LAST_RUN["cached"] += bool(getattr(r, "cached", False))
             if r.error is not None:
                 eprint(error_line(r.path, r.error))
                 errors.append({"path": r.path, "message": r.error})
@@ -635,7 +712,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         code = _fix_files(args, items, errors)
         if args.diff:
             return code
-    return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+    func, work = _cached_items(args, items)
+    return _finish(args, _progress(_map(func, work, args.jobs), len(items), args, "linting"), errors)
 
 
 def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:
@@ -726,10 +804,41 @@ def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
     return EXIT_OK
 
 
-def _map(func, items, jobs: int):
-    from .audit import bounded_map
+#: the run's worker pool (one per run, shared by `lint --fix` and the lint after it)
+_RUNNER: Any = None
 
-    return bounded_map(func, items, min(jobs, max(1, len(items))) if hasattr(items, "__len__") else jobs)
+
+def _weigh(item: Any) -> int:
+    """Bytes of work in one lint item or audit job (batches close by bytes)."""
+    group = getattr(item, "group", None)
+    if group is not None:
+        return sum(len(c.text) for c in getattr(group, "chunks", ())) or 1
+    if len(item) == 3 and isinstance(item[2], str):  # (path, settings, text)
+        return len(item[2])
+    try:
+        return os.path.getsize(item[0])
+    except (OSError, TypeError, ValueError):
+        return 1
+
+
+def _map(func, items, jobs: int):
+    """``func`` over ``items`` in order, on the run's pool when ``jobs > 1``
+    (work in batches by bytes, results streamed back in input order)."""
+    global _RUNNER
+    from .parallel import Runner
+
+    sized = hasattr(items, "__len__")
+    if sized:
+        items = list(items)
+        jobs = min(jobs, max(1, len(items)))
+    if jobs <= 1:
+        return map(func, items)
+    if _RUNNER is None or _RUNNER.jobs != jobs:
+        if _RUNNER is not None:
+            _RUNNER.close()
+        _RUNNER = Runner(jobs)
+    total = sum(_weigh(i) for i in items) if sized else None
+    return _RUNNER.map(func, items, weigh=_weigh, total_bytes=total)
 
 
 def _progress(iterable, total: int | None, args: argparse.Namespace, label: str, *, bytes_total: int | None = None):
@@ -1204,6 +1313,7 @@ COMMANDS = {
     "completion": cmd_completion,
     "config": cmd_config,
     "init": cmd_init,
+    "clean": cmd_clean,
 }
 
 
@@ -1253,6 +1363,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
                + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
         return EXIT_ERROR
+    finally:
+        _close_runner()
+
+
+def _close_runner() -> None:
+    global _RUNNER
+    if _RUNNER is not None:
+        _RUNNER.close()
+        _RUNNER = None
 
 
 def _config_message(exc: ConfigError) -> str:

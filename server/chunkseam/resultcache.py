@@ -1,0 +1,146 @@
+"""The persistent lint cache: one file's result, kept between runs.
+
+An entry is keyed by the file's path and content hash, the resolved settings
+that apply to it, the chunkseam version and the hash of the tokenizer file the
+settings name — change any of them and the entry is simply not found. Entries
+are written atomically (a temporary file in the same directory, then
+``os.replace``) and carry the BLAKE2b digest of their payload, so a torn,
+truncated or tampered entry, or one from another format version, is a miss,
+never a wrong answer; two runs writing the same entry at once each replace it
+whole. Entries are JSON (reading the cache never runs code).
+
+The directory: ``--cache-dir``, else ``$CHUNKSEAM_CACHE_DIR``, else the user
+cache directory (``platformdirs``). ``--no-cache`` or ``CHUNKSEAM_NO_CACHE=1``
+turns it off; ``chunkseam clean`` removes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .report import FileResult, Record
+
+__all__ = ["FORMAT", "ResultCache", "clean", "default_dir"]
+
+#: bump when the entry layout or the meaning of a result changes
+FORMAT = 1
+_SUBDIR = f"lint-v{FORMAT}"
+
+_tokenizer_hashes: dict[tuple[str, int, int], str] = {}
+
+
+def default_dir() -> Path:
+    env = os.environ.get("CHUNKSEAM_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("chunkseam", appauthor=False))
+
+
+def _file_digest(path: str) -> str:
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns)
+    got = _tokenizer_hashes.get(key)
+    if got is None:
+        h = hashlib.blake2b(digest_size=16)
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        got = _tokenizer_hashes[key] = h.hexdigest()
+    return got
+
+
+def settings_key(settings: Any) -> str:
+    """The part of the key that stands for the settings, the version and the tokenizer file."""
+    tok = getattr(settings, "tiktoken_file", None)
+    tok_hash = ""
+    if tok:
+        try:
+            tok_hash = _file_digest(str(Path(tok).expanduser()))
+        except OSError:
+            tok_hash = "unreadable"
+    return f"{__version__}\0{FORMAT}\0{settings!r}\0{tok_hash}"
+
+
+def _result_from(data: dict[str, Any]) -> FileResult:
+    names = {f.name for f in fields(FileResult)}
+    rec_names = {f.name for f in fields(Record)}
+    data = {k: v for k, v in data.items() if k in names}
+    data["records"] = [Record(**{k: v for k, v in r.items() if k in rec_names}) for r in data.get("records", [])]
+    return FileResult(**data)
+
+
+class ResultCache:
+    """Get and put one file's :class:`FileResult` by (path, content, settings key)."""
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.root = Path(directory)
+        self.dir = self.root / _SUBDIR
+
+    def key(self, path: str, data: bytes, skey: str) -> str:
+        h = hashlib.blake2b(digest_size=20)
+        for part in (path.encode("utf-8", "surrogatepass"), skey.encode("utf-8", "surrogatepass")):
+            h.update(len(part).to_bytes(8, "little"))
+            h.update(part)
+        h.update(hashlib.blake2b(data, digest_size=20).digest())
+        return h.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> FileResult | None:
+        try:
+            with open(self._path(key), "rb") as f:
+                raw = f.read()
+        except OSError:
+            return None
+        try:
+            head, _, payload = raw.partition(b"\n")
+            meta = json.loads(head)
+            if (meta.get("format") != FORMAT or meta.get("key") != key
+                    or meta.get("digest") != hashlib.blake2b(payload, digest_size=20).hexdigest()):
+                return None
+            return _result_from(json.loads(payload))
+        except (ValueError, TypeError, AttributeError):
+            return None
+
+    def put(self, key: str, result: FileResult) -> None:
+        """Store ``result`` (a failure to write is not an error: the run goes on uncached)."""
+        payload = json.dumps(asdict(result), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        head = json.dumps({"format": FORMAT, "key": key,
+                           "digest": hashlib.blake2b(payload, digest_size=20).hexdigest()}).encode()
+        target = self._path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=target.parent)
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(head + b"\n" + payload)
+            os.replace(tmp, target)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def clean(directory: str | os.PathLike) -> int:
+    """Remove chunkseam's cache entries under ``directory``; the number of entries removed."""
+    root = Path(directory)
+    n = 0
+    for sub in root.glob("lint-v*"):
+        if sub.is_dir() and not sub.is_symlink():
+            n += sum(1 for _ in sub.rglob("*.json"))
+            shutil.rmtree(sub, ignore_errors=True)
+    return n

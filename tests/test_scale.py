@@ -1,0 +1,181 @@
+"""Scale: the same results across --jobs, and a persistent cache that never gives a wrong answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from chunkseam import cli, resultcache
+from chunkseam.parallel import Runner
+from chunkseam.settings import Settings
+from clikit import run
+from conftest import corpus_files
+
+ARGS = ("--chunker", "recursive", "--size", "256", "--format", "json")
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    """A bounded sample of the corpus markdown (every 15th file), copied so it can be edited."""
+    files = corpus_files()[::15][:30]
+    dst = tmp_path_factory.mktemp("sample")
+    for i, f in enumerate(files):
+        shutil.copyfile(f, dst / f"{i:02d}-{f.name}")
+    return dst
+
+
+@pytest.fixture
+def work(sample: Path, tmp_path: Path, monkeypatch) -> Path:
+    d = tmp_path / "docs"
+    shutil.copytree(sample, d)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CHUNKSEAM_NO_CACHE", raising=False)
+    return d
+
+
+def lint(capsys, *extra: str) -> dict:
+    rc, out, err = run(capsys, "lint", "docs", *ARGS, *extra)
+    assert rc in (0, 1), err
+    return json.loads(out)
+
+
+def test_runner_keeps_the_input_order_across_batches() -> None:
+    items = list(range(500))
+    with Runner(2) as r:
+        got = list(r.map(_square, items, weigh=lambda n: 1 + (n % 7) * 5000, total_bytes=10**6))
+        again = list(r.map(_square, iter(items[:10])))  # the same pool, a second call
+    assert got == [n * n for n in items]
+    assert again == [n * n for n in items[:10]]
+
+
+def test_jobs_give_identical_results_on_the_corpus(work: Path, capsys) -> None:
+    one = lint(capsys, "--no-cache", "--jobs", "1")
+    assert one["summary"]["files"] == len(list(work.iterdir())) > 10 and one["issues"]
+    assert lint(capsys, "--no-cache", "--jobs", "2") == one
+    assert lint(capsys, "--no-cache", "--jobs", "0") == one
+    rc1, text1, _ = run(capsys, "lint", "docs", "--no-cache", "--chunker", "recursive", "--size", "256")
+    rc2, text2, _ = run(capsys, "lint", "docs", "--no-cache", "--chunker", "recursive", "--size", "256", "-j", "2")
+    assert (rc1, text1) == (rc2, text2)
+
+
+def test_cache_hits_give_the_uncached_answer(work: Path, tmp_path: Path, capsys) -> None:
+    cache = str(tmp_path / "cache")
+    truth = lint(capsys, "--no-cache")
+    n = truth["summary"]["files"]
+    assert lint(capsys, "--cache-dir", cache) == truth
+    assert cli.LAST_RUN == {"results": n, "cached": 0}
+    assert lint(capsys, "--cache-dir", cache, "--jobs", "2") == truth
+    assert cli.LAST_RUN == {"results": n, "cached": n}
+
+
+def test_editing_one_file_rechecks_that_file_only(work: Path, tmp_path: Path, capsys) -> None:
+    cache = str(tmp_path / "cache")
+    lint(capsys, "--cache-dir", cache)
+    victim = sorted(work.iterdir())[3]
+    victim.write_text(victim.read_text(encoding="utf-8") + "\n\nA new closing paragraph.\n", encoding="utf-8")
+    got = lint(capsys, "--cache-dir", cache)
+    n = got["summary"]["files"]
+    assert cli.LAST_RUN == {"results": n, "cached": n - 1}
+    assert got == lint(capsys, "--no-cache")
+
+
+def test_settings_change_is_a_miss(work: Path, tmp_path: Path, capsys) -> None:
+    cache = str(tmp_path / "cache")
+    lint(capsys, "--cache-dir", cache)
+    got = lint(capsys, "--cache-dir", cache, "--size", "128")
+    assert cli.LAST_RUN["cached"] == 0
+    assert got == lint(capsys, "--no-cache", "--size", "128")
+
+
+def test_version_change_is_a_miss(work: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    cache = str(tmp_path / "cache")
+    lint(capsys, "--cache-dir", cache)
+    monkeypatch.setattr(resultcache, "__version__", "99.0.0")
+    lint(capsys, "--cache-dir", cache)
+    assert cli.LAST_RUN["cached"] == 0
+
+
+def test_tokenizer_file_content_is_in_the_key(tmp_path: Path) -> None:
+    tok = tmp_path / "enc.tiktoken"
+    tok.write_bytes(b"aGVsbG8= 0\n")
+    s = Settings(tiktoken_file=str(tok))
+    before = resultcache.settings_key(s)
+    tok.write_bytes(b"aGVsbG8= 1\n")
+    os.utime(tok, ns=(10**18, 10**18))  # a new mtime, whatever the file system's resolution
+    assert resultcache.settings_key(s) != before
+
+
+@pytest.mark.parametrize("damage", ["garbage", "flipped", "truncated", "empty", "other-key"])
+def test_a_damaged_entry_is_a_miss(work: Path, tmp_path: Path, capsys, damage: str) -> None:
+    cache = tmp_path / "cache"
+    truth = lint(capsys, "--cache-dir", str(cache))
+    entries = sorted(cache.rglob("*.json"))
+    assert len(entries) == truth["summary"]["files"]
+    for i, e in enumerate(entries):
+        raw = e.read_bytes()
+        if damage == "garbage":
+            e.write_bytes(b"\x00\xffnot json")
+        elif damage == "flipped":  # a changed digit in the payload: valid JSON, wrong digest
+            pos = raw.index(b'"chunks":') + len(b'"chunks":')
+            e.write_bytes(raw[:pos] + (b"7" if raw[pos:pos + 1] != b"7" else b"8") + raw[pos + 1:])
+        elif damage == "truncated":
+            e.write_bytes(raw[: len(raw) // 2])
+        elif damage == "empty":
+            e.write_bytes(b"")
+        else:  # another file's entry under this name
+            e.write_bytes(entries[(i + 1) % len(entries)].read_bytes() if i + 1 < len(entries) else raw)
+    got = lint(capsys, "--cache-dir", str(cache))
+    assert got == truth
+    assert cli.LAST_RUN["cached"] <= 1  # only the one entry left as it was ("other-key")
+
+
+def _cli(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "CHUNKSEAM_NO_PROGRESS": "1"}
+    env.pop("CHUNKSEAM_NO_CACHE", None)
+    return subprocess.Popen([sys.executable, "-m", "chunkseam", "lint", "docs", *ARGS, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def test_two_concurrent_runs_and_a_killed_run(work: Path, tmp_path: Path, capsys) -> None:
+    cache = tmp_path / "cache"
+    truth = lint(capsys, "--no-cache")
+    # a run killed once it has begun writing entries (whatever it left must not matter)
+    victim = _cli("--cache-dir", str(cache))
+    while victim.poll() is None and not any(cache.rglob("*.json")):
+        time.sleep(0.01)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate()
+    # two runs at once on the same cache
+    a, b = _cli("--cache-dir", str(cache)), _cli("--cache-dir", str(cache), "--jobs", "2")
+    out_a, err_a = a.communicate()
+    out_b, err_b = b.communicate()
+    assert a.returncode in (0, 1) and b.returncode in (0, 1), (err_a, err_b)
+    assert json.loads(out_a) == truth and json.loads(out_b) == truth
+    assert lint(capsys, "--cache-dir", str(cache)) == truth
+    assert cli.LAST_RUN["cached"] == truth["summary"]["files"]
+
+
+def test_clean_removes_the_cache(work: Path, tmp_path: Path, capsys) -> None:
+    cache = tmp_path / "cache"
+    truth = lint(capsys, "--cache-dir", str(cache))
+    rc, out, _ = run(capsys, "clean", "--cache-dir", str(cache))
+    assert rc == 0 and f"removed {truth['summary']['files']} cache entries" in out
+    assert not any(cache.rglob("*.json"))
+    lint(capsys, "--cache-dir", str(cache))
+    assert cli.LAST_RUN["cached"] == 0
+
+
+def test_default_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CHUNKSEAM_CACHE_DIR", str(tmp_path / "c"))
+    assert resultcache.default_dir() == tmp_path / "c"
