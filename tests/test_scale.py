@@ -179,3 +179,68 @@ def test_clean_removes_the_cache(work: Path, tmp_path: Path, capsys) -> None:
 def test_default_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CHUNKSEAM_CACHE_DIR", str(tmp_path / "c"))
     assert resultcache.default_dir() == tmp_path / "c"
+
+
+# --- streaming outputs ------------------------------------------------------------------------
+
+
+def _dump_of(files: list[Path], path: Path, size: int = 700) -> Path:
+    """A JSON Lines dump: each file cut every ``size`` characters (a naive chunker), one line a chunk."""
+    with path.open("w", encoding="utf-8") as f:
+        for d, src in enumerate(files):
+            text = src.read_text(encoding="utf-8")
+            for i, start in enumerate(range(0, len(text), size)):
+                f.write(json.dumps({"doc_id": f"doc{d}", "chunk_index": i, "text": text[start:start + size]}) + "\n")
+    return path
+
+
+def test_streamed_json_and_sarif_are_the_documents_written_whole(work: Path, capsys) -> None:
+    from chunkseam import report
+
+    rc, out, err = run(capsys, "lint", "docs", *ARGS, "--no-cache")
+    assert rc in (0, 1), err
+    streamed = json.loads(out)
+    assert streamed["issues"] and streamed["files"]
+    # the whole-document writers, fed the same results, give the same text
+    results = [r for r in cli._map(cli.lint_one, [(str(p), Settings(chunker="recursive", size=256))
+                                                 for p in sorted(work.rglob("*.md"))], 1)]
+    summary = report.Summary()
+    for r in results:
+        summary.add(r)
+    import io
+
+    for whole, stream in ((report.write_json, report.JsonStream), (report.write_sarif, report.SarifStream)):
+        a, b = io.StringIO(), io.StringIO()
+        whole(a, results, summary, [{"path": "x.md", "message": "unreadable"}])
+        s = stream(b)
+        for r in results:
+            s.add(r)
+        s.close(summary, [{"path": "x.md", "message": "unreadable"}])
+        assert b.getvalue() == a.getvalue()
+    empty = io.StringIO()
+    s = report.JsonStream(empty)
+    s.close(report.Summary(), [])
+    assert json.loads(empty.getvalue())["issues"] == []
+
+
+def test_jsonl_parses_line_by_line_as_it_grows(work: Path, tmp_path: Path, capsys) -> None:
+    dump = _dump_of(sorted(work.iterdir())[:12], tmp_path / "dump.jsonl")
+    rc, whole, err = run(capsys, "audit", str(dump), "--format", "json")
+    assert rc in (0, 1), err
+    expected = json.loads(whole)
+    proc = subprocess.Popen([sys.executable, "-m", "chunkseam", "audit", str(dump), "--format", "jsonl"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "CHUNKSEAM_NO_PROGRESS": "1"})
+    issues, summary = [], None
+    assert proc.stdout is not None
+    for line in proc.stdout:  # each line is a whole JSON object as soon as it is written
+        obj = json.loads(line)
+        assert summary is None, "nothing follows the summary"
+        if obj["type"] == "issue":
+            issues.append({k: v for k, v in obj.items() if k != "type"})
+        else:
+            assert obj["type"] == "summary"
+            summary = obj
+    assert proc.wait() in (0, 1), proc.stderr.read() if proc.stderr else ""
+    assert issues == expected["issues"] and len(issues) > 0
+    assert summary is not None and summary["summary"] == expected["summary"]

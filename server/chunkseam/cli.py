@@ -283,7 +283,7 @@ def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
 
 
 #: output formats of lint and audit
-REPORT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit", "markdown")
+REPORT_FORMATS = ("text", "json", "jsonl", "sarif", "github", "gitlab", "junit", "markdown")
 
 
 def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
@@ -602,6 +602,7 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
         except BaselineError as exc:
             raise UsageError(str(exc)) from None
     streaming = args.format in ("text", "github") and not args.statistics and not args.write_baseline
+    stream: Any = None  # json, jsonl, sarif: written as results arrive, kept in temporary files
     summary = Summary()
     kept: list[FileResult] = []
     all_records: list[report.Record] = []
@@ -609,6 +610,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     out = _open_output(args.output) if not args.write_baseline else None
     color = use_color(out, args.color) if out is not None else False
     style = report.Style(color)
+    if out is not None:
+        stream = {"json": report.JsonStream, "jsonl": report.JsonLinesStream,
+                  "sarif": report.SarifStream}.get(args.format)
+        stream = stream(out) if stream is not None else None
     try:
         LAST_RUN.update(results=0, cached=0)
         for r in results:
@@ -628,6 +633,9 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
                 on_result(r)
             if args.write_baseline:
                 all_records.extend(r.records)
+            elif stream is not None:
+                stream.add(r)
+                r.records = []
             elif streaming:
                 if args.format == "text":
                     report.write_text_records(out, r.records, style)
@@ -653,10 +661,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
         elif args.format == "github" and not nothing_checked:
             out.write(report.summary_line(summary, noun=noun) + "\n")
-        elif args.format == "json":
-            report.write_json(out, kept, summary, errors, **json_extra)
+        elif args.format in ("json", "jsonl"):
+            stream.close(summary, errors, **json_extra)
         elif args.format == "sarif":
-            report.write_sarif(out, kept, summary, errors)
+            stream.close(summary, errors)
         elif args.format == "gitlab":
             report.write_gitlab(out, kept)
         elif args.format == "junit":

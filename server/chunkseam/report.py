@@ -12,15 +12,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from . import __version__
 from .issue import SEVERITY_RANK
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-from .checks.registry import REPOSITORY_URL as INFORMATION_URI, rule_url  # noqa: E402
+from .checks.registry import REPOSITORY_URL as INFORMATION_URI
+from .checks.registry import rule_url
 
 
 @dataclass
@@ -291,19 +293,21 @@ def write_statistics(out: TextIO, summary: Summary, st: Style | None = None) -> 
         out.write(f"{count:>{width}}\t{st.severity('warning', code)}\t{name}\n")
 
 
+def file_entry(r: FileResult) -> dict[str, Any]:
+    """A file's (or document's) entry in the JSON report's ``files``."""
+    return {"path": r.path, "chunker": r.chunker, "chunks": r.chunks,
+            "chunks_with_issues": r.chunks_with_issues, "issues": len(r.records),
+            **({"mode": r.mode, "mode_reason": r.mode_reason} if r.mode else {}),
+            **({"doc_id": r.doc_id} if r.doc_id is not None else {}), **r.extra}
+
+
 def json_document(results: list[FileResult], summary: Summary, errors: list[dict[str, Any]],
                   **extra: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "version": __version__,
         "issues": [rec.to_dict() for r in results for rec in r.records],
         "summary": summary.to_dict(),
-        "files": [
-            {"path": r.path, "chunker": r.chunker, "chunks": r.chunks,
-             "chunks_with_issues": r.chunks_with_issues, "issues": len(r.records),
-             **({"mode": r.mode, "mode_reason": r.mode_reason} if r.mode else {}),
-             **({"doc_id": r.doc_id} if r.doc_id is not None else {}), **r.extra}
-            for r in results if r.error is None
-        ],
+        "files": [file_entry(r) for r in results if r.error is None],
         "errors": errors,
     }
     doc.update(extra)
@@ -314,6 +318,87 @@ def write_json(out: TextIO, results: list[FileResult], summary: Summary,
                errors: list[dict[str, Any]], **extra: Any) -> None:
     json.dump(json_document(results, summary, errors, **extra), out, indent=2, ensure_ascii=False)
     out.write("\n")
+
+
+class _ListSpool:
+    """Items of a JSON list, formatted as ``json.dump(indent=2)`` would at
+    ``depth``, written to ``out`` as they come (``out`` may be a temporary file)."""
+
+    def __init__(self, out: TextIO, depth: int) -> None:
+        self.out, self.pad, self.n = out, "  " * depth, 0
+
+    def add(self, item: Any) -> None:
+        text = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + self.pad + "  ")
+        self.out.write(("[\n" if self.n == 0 else ",\n") + self.pad + "  " + text)
+        self.n += 1
+
+    def close(self) -> None:
+        self.out.write("[]" if self.n == 0 else "\n" + self.pad + "]")
+
+
+def _spool() -> TextIO:
+    import tempfile
+
+    return tempfile.TemporaryFile("w+", encoding="utf-8")  # type: ignore[return-value]
+
+
+def _copy(src: TextIO, out: TextIO) -> None:
+    src.seek(0)
+    while block := src.read(1 << 16):
+        out.write(block)
+    src.close()
+
+
+class JsonStream:
+    """The ``--format json`` document written as results arrive: the issues
+    go out at once, the per-file entries wait in a temporary file, the summary
+    and errors follow at the end. The text is exactly :func:`write_json`'s."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        out.write('{\n  "version": ' + json.dumps(__version__) + ',\n  "issues": ')
+        self.issues = _ListSpool(out, 1)
+        self.files_out = _spool()
+        self.files = _ListSpool(self.files_out, 1)
+
+    def add(self, r: FileResult) -> None:
+        for rec in r.records:
+            self.issues.add(rec.to_dict())
+        if r.error is None:
+            self.files.add(file_entry(r))
+
+    def close(self, summary: Summary, errors: list[dict[str, Any]], **extra: Any) -> None:
+        out = self.out
+        self.issues.close()
+        out.write(',\n  "summary": ' + _indented(summary.to_dict(), 1) + ',\n  "files": ')
+        self.files.close()
+        _copy(self.files_out, out)
+        out.write(',\n  "errors": ' + _indented(errors, 1))
+        for k, v in extra.items():
+            out.write(",\n  " + json.dumps(k) + ": " + _indented(v, 1))
+        out.write("\n}\n")
+
+
+def _indented(value: Any, depth: int) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * depth)
+
+
+class JsonLinesStream:
+    """``--format jsonl``: one JSON object a line, written as results arrive —
+    ``{"type": "issue", …}`` per issue (the fields of ``--format json``'s
+    issues), then ``{"type": "summary", …}`` with the summary and the files
+    that could not be checked."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def add(self, r: FileResult) -> None:
+        for rec in r.records:
+            self.out.write(json.dumps({"type": "issue", **rec.to_dict()}, ensure_ascii=False) + "\n")
+
+    def close(self, summary: Summary, errors: list[dict[str, Any]], **extra: Any) -> None:
+        self.out.write(json.dumps({"type": "summary", "version": __version__, "summary": summary.to_dict(),
+                                   "errors": errors, **extra}, ensure_ascii=False) + "\n")
 
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
@@ -337,54 +422,59 @@ def sarif_document(results: list[FileResult], summary: Summary,
         for rec in r.records:
             used.setdefault(rec.code, rec)
     codes = sorted(set(registry) | set(used))
-    rules = []
-    index: dict[str, int] = {}
-    for code in codes:
-        rule = registry.get(code)
-        sample = used.get(code)
-        name = _rule_attr(rule, "name", sample.name if sample else code)
-        summary_text = _rule_attr(rule, "summary", None) or (sample.name if sample else code)
-        doc = _rule_attr(rule, "doc", None) or (
-            f"{code} {name}: see `chunkseam rule {code}` for what it means and how to fix it.")
-        severity = _rule_attr(rule, "severity", sample.severity if sample else "warning")
-        index[code] = len(rules)
-        rules.append({
-            "id": code,
-            "name": name,
-            "shortDescription": {"text": summary_text},
-            "fullDescription": {"text": summary_text},
-            "help": {"text": doc, "markdown": doc},
-            "helpUri": rule_url(code),
-            "defaultConfiguration": {"level": _SARIF_LEVEL.get(severity, "warning")},
-            "properties": {"tags": ["chunking", "rag"]},
-        })
-    sarif_results = []
-    for r in results:
-        for rec in r.records:
-            region: dict[str, Any] = {
-                "startLine": rec.line,
-                "startColumn": rec.column,
-                "endLine": rec.end_line,
-                "endColumn": max(rec.end_column, rec.column + (1 if rec.end_line == rec.line else 0)),
-                "charOffset": rec.start_offset,
-                "charLength": max(0, rec.end_offset - rec.start_offset),
+    index = {code: i for i, code in enumerate(codes)}
+    rules = [_sarif_rule(code, registry.get(code), used.get(code)) for code in codes]
+    sarif_results = [_sarif_result(rec, index) for r in results for rec in r.records]
+    return _sarif_wrap(rules, sarif_results, summary, errors)
+
+
+def _sarif_rule(code: str, rule: Any, sample: Record | None) -> dict[str, Any]:
+    name = _rule_attr(rule, "name", sample.name if sample else code)
+    summary_text = _rule_attr(rule, "summary", None) or (sample.name if sample else code)
+    doc = _rule_attr(rule, "doc", None) or (
+        f"{code} {name}: see `chunkseam rule {code}` for what it means and how to fix it.")
+    severity = _rule_attr(rule, "severity", sample.severity if sample else "warning")
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": summary_text},
+        "fullDescription": {"text": summary_text},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": rule_url(code),
+        "defaultConfiguration": {"level": _SARIF_LEVEL.get(severity, "warning")},
+        "properties": {"tags": ["chunking", "rag"]},
+    }
+
+
+def _sarif_result(rec: Record, index: dict[str, int]) -> dict[str, Any]:
+    region: dict[str, Any] = {
+        "startLine": rec.line,
+        "startColumn": rec.column,
+        "endLine": rec.end_line,
+        "endColumn": max(rec.end_column, rec.column + (1 if rec.end_line == rec.line else 0)),
+        "charOffset": rec.start_offset,
+        "charLength": max(0, rec.end_offset - rec.start_offset),
+    }
+    result: dict[str, Any] = {
+        "ruleId": rec.code,
+        "ruleIndex": index[rec.code],
+        "level": _SARIF_LEVEL.get(rec.severity, "warning"),
+        "message": {"text": f"{rec.message}"},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": _sarif_uri(rec.path), "uriBaseId": "%SRCROOT%"},
+                "region": region,
             }
-            result: dict[str, Any] = {
-                "ruleId": rec.code,
-                "ruleIndex": index[rec.code],
-                "level": _SARIF_LEVEL.get(rec.severity, "warning"),
-                "message": {"text": f"{rec.message}"},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _sarif_uri(rec.path), "uriBaseId": "%SRCROOT%"},
-                        "region": region,
-                    }
-                }],
-                "properties": {"chunk": rec.chunk, "otherChunk": rec.other_chunk},
-            }
-            if rec.fingerprint:
-                result["partialFingerprints"] = {"chunkseamCut/v1": rec.fingerprint}
-            sarif_results.append(result)
+        }],
+        "properties": {"chunk": rec.chunk, "otherChunk": rec.other_chunk},
+    }
+    if rec.fingerprint:
+        result["partialFingerprints"] = {"chunkseamCut/v1": rec.fingerprint}
+    return result
+
+
+def _sarif_wrap(rules: list[dict[str, Any]], sarif_results: Any, summary: Summary,
+                errors: list[dict[str, Any]] | None) -> dict[str, Any]:
     notifications = [
         {"level": "error", "message": {"text": e.get("message", "")},
          **({"locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(e["path"])}}}]}
@@ -409,6 +499,41 @@ def sarif_document(results: list[FileResult], summary: Summary,
         "properties": {"summary": summary.to_dict()},
     }
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+_SENTINEL = "\u0000chunkseam-sarif-results\u0000"
+
+
+class SarifStream:
+    """``--format sarif`` written as results arrive: the results wait in a
+    temporary file (not in memory) and the document is written at the end, the
+    same text as :func:`write_sarif`'s when every rule is a registered one."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.registry = rules_table()
+        self.codes = sorted(self.registry)
+        self.index = {code: i for i, code in enumerate(self.codes)}
+        self.samples: dict[str, Record] = {}
+        self.spool = _spool()
+        self.results = _ListSpool(self.spool, 3)
+
+    def add(self, r: FileResult) -> None:
+        for rec in r.records:
+            if rec.code not in self.index:  # a plugin's rule: listed after the registered ones
+                self.index[rec.code] = len(self.codes)
+                self.codes.append(rec.code)
+            self.samples.setdefault(rec.code, rec)
+            self.results.add(_sarif_result(rec, self.index))
+
+    def close(self, summary: Summary, errors: list[dict[str, Any]] | None = None) -> None:
+        rules = [_sarif_rule(c, self.registry.get(c), self.samples.get(c)) for c in self.codes]
+        text = json.dumps(_sarif_wrap(rules, _SENTINEL, summary, errors), indent=2, ensure_ascii=False)
+        head, _, tail = text.partition(json.dumps(_SENTINEL))
+        self.out.write(head)
+        self.results.close()
+        _copy(self.spool, self.out)
+        self.out.write(tail + "\n")
 
 
 def write_sarif(out: TextIO, results: list[FileResult], summary: Summary,
