@@ -4,7 +4,12 @@ Prints, in one run and side by side:
 
 - ``lint --no-cache --jobs 1`` vs ``--jobs 2`` over the corpus (target: ≥ 1.7× on 2 cores);
 - a cold run (empty cache) vs a re-run of the unchanged corpus (target: ≥ 10×);
-- the files re-checked after editing one file (counted, not timed).
+- the files re-checked after editing one file (counted, not timed);
+- the peak RSS of ``audit --format jsonl`` on generated dumps of 0.2, 1 and 2 million lines
+  (target: < 300 MB and flat; ``--lines`` scales them down for a quick run).
+
+Each run's CPU time (user + sys of the process and its workers) is printed beside its wall
+time, with the load average: on a shared, loaded machine the wall-time ratios say little.
 
     python benchmarks/bench_scale.py [--corpus DIR] [--repeat N]
 
@@ -16,6 +21,7 @@ move; the best of ``--repeat`` runs is printed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -26,28 +32,53 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
-LINT = ["--chunker", "recursive", "--size", "256", "--format", "json", "--fail-on", "never"]
+LINT = ["--chunker", "recursive", "--size", "256", "--fail-on", "never", "-o", os.devnull]
 
 
-def wall(args: list[str], repeat: int, setup=None) -> float:
-    best = float("inf")
+def measure(args: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS MB) of one ``chunkseam ARGS`` run (its workers' CPU included)."""
+    t = time.perf_counter()
+    p = subprocess.Popen([sys.executable, "-m", "chunkseam", *args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE,
+                         env={**os.environ, "CHUNKSEAM_NO_PROGRESS": "1", "NO_COLOR": "1"})
+    err = p.stderr.read() if p.stderr else b""
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - t
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"chunkseam {' '.join(args)} failed ({p.returncode}):\n{err[-2000:].decode()}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
+
+
+def wall(args: list[str], repeat: int, setup=None) -> tuple[float, float]:
+    """Best (wall, CPU) of ``repeat`` runs."""
+    best = (float("inf"), 0.0)
     for _ in range(repeat):
         if setup is not None:
             setup()
-        t = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "chunkseam", *args], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, check=False,
-                           env={**os.environ, "CHUNKSEAM_NO_PROGRESS": "1", "NO_COLOR": "1"})
-        best = min(best, time.perf_counter() - t)
-        if p.returncode not in (0, 1):
-            raise SystemExit(f"chunkseam {' '.join(args)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+        w, cpu, _ = measure(args)
+        best = min(best, (w, cpu))
     return best
+
+
+def make_dump(path: Path, lines: int) -> None:
+    """``lines`` chunks of generated prose, 8 per document, one JSON object a line."""
+    words = ["the", "retry", "loop", "waits", "one", "second", "then", "doubles", "the", "wait", "until", "it", "reaches", "a", "minute", "and", "reports", "the", "error", "to", "the", "caller", "with", "the", "request", "id", "so", "that", "support", "can", "find", "it"]
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(lines):
+            doc, k = divmod(i, 8)
+            text = " ".join(words[(i + j) % len(words)] for j in range(24)).capitalize() + "."
+            if k % 3 == 2:
+                text = text[: len(text) // 2]  # a cut mid-sentence
+            f.write(json.dumps({"doc_id": f"doc-{doc}", "chunk_index": k, "text": text}) + "\n")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--lines", default="200000,1000000,2000000",
+                    help="dump sizes for the audit RSS runs (comma-separated)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="chunkseam-bench-scale-") as tmp:
         docs = Path(tmp) / "corpus"
@@ -58,16 +89,19 @@ def main() -> None:
         target = [str(docs), *LINT]
         print(f"corpus: {a.corpus} ({len(files)} files, {mb:.1f} MB), {os.cpu_count()} CPUs")
 
-        one = wall(["lint", *target, "--no-cache", "--jobs", "1"], a.repeat)
-        two = wall(["lint", *target, "--no-cache", "--jobs", "2"], a.repeat)
-        print(f"lint --jobs 1   {one:7.2f} s  {mb / one:5.2f} MB/s")
-        print(f"lint --jobs 2   {two:7.2f} s  {mb / two:5.2f} MB/s   speed-up {one / two:.2f}x (target >= 1.7x)")
+        load = os.getloadavg()[0]
+        print(f"load average {load:.1f} on {os.cpu_count()} CPUs")
+        (one, c1), (two, c2) = (wall(["lint", *target, "--no-cache", "--jobs", j], a.repeat) for j in ("1", "2"))
+        print(f"lint --jobs 1   {one:7.2f} s wall  {c1:6.2f} s CPU  {mb / one:5.2f} MB/s")
+        print(f"lint --jobs 2   {two:7.2f} s wall  {c2:6.2f} s CPU  {mb / two:5.2f} MB/s   "
+              f"speed-up {one / two:.2f}x (target >= 1.7x)")
 
-        cold = wall(["lint", *target, "--cache-dir", str(cache)], a.repeat,
-                    setup=lambda: shutil.rmtree(cache, ignore_errors=True))
-        warm = wall(["lint", *target, "--cache-dir", str(cache)], a.repeat)
-        print(f"lint cold cache {cold:7.2f} s")
-        print(f"lint re-run     {warm:7.2f} s   speed-up {cold / warm:.1f}x (target >= 10x)")
+        (cold, cc), (warm, cw) = (wall(["lint", *target, "--cache-dir", str(cache)], a.repeat,
+                                        setup=lambda: shutil.rmtree(cache, ignore_errors=True)),
+                                   wall(["lint", *target, "--cache-dir", str(cache)], a.repeat))
+        print(f"lint cold cache {cold:7.2f} s wall  {cc:6.2f} s CPU")
+        print(f"lint re-run     {warm:7.2f} s wall  {cw:6.2f} s CPU   speed-up {cold / warm:.1f}x wall, "
+              f"{cc / cw:.1f}x CPU (target >= 10x)")
 
         from chunkseam import cli
 
@@ -81,6 +115,15 @@ def main() -> None:
             cli.main(["lint", *target, "--cache-dir", str(cache)])
         run = cli.LAST_RUN
         print(f"after editing one file: {run['results'] - run['cached']} of {run['results']} files re-checked")
+
+        for n in (int(x) for x in a.lines.split(",")):
+            dump = Path(tmp) / f"dump-{n}.jsonl"
+            make_dump(dump, n)
+            w, cpu, rss = measure(["audit", str(dump), "--format", "jsonl", "-o", str(Path(tmp) / "out.jsonl")])
+            size = dump.stat().st_size / 1e6
+            dump.unlink()
+            print(f"audit {n:>9,} lines ({size:6.1f} MB)  {w:7.1f} s wall  {cpu:7.1f} s CPU  "
+                  f"peak RSS {rss:4d} MB (target < 300 MB, flat)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,10 +47,13 @@ class Record:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        extra = d.pop("extra")
-        d.update(extra)
+        d = {name: getattr(self, name) for name in _RECORD_FIELDS}
+        d.update(self.extra)
         return d
+
+
+#: the fields of a Record in order, but ``extra`` (merged into the dict)
+_RECORD_FIELDS = tuple(f.name for f in fields(Record) if f.name != "extra")
 
 
 @dataclass

@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +71,14 @@ def settings_key(settings: Any) -> str:
     return f"{__version__}\0{FORMAT}\0{settings!r}\0{tok_hash}"
 
 
+_RESULT_FIELDS = tuple(f.name for f in fields(FileResult) if f.name != "records")
+_RECORD_FIELDS = tuple(f.name for f in fields(Record) if f.name != "extra")
+
+
 def _result_from(data: dict[str, Any]) -> FileResult:
-    names = {f.name for f in fields(FileResult)}
-    rec_names = {f.name for f in fields(Record)}
-    data = {k: v for k, v in data.items() if k in names}
-    data["records"] = [Record(**{k: v for k, v in r.items() if k in rec_names}) for r in data.get("records", [])]
-    return FileResult(**data)
+    """A result from an entry's payload (unknown keys are an error: the entry is not trusted)."""
+    records = [Record(**r) for r in data.pop("records")]
+    return FileResult(records=records, **data)
 
 
 class ResultCache:
@@ -110,12 +112,14 @@ class ResultCache:
                     or meta.get("digest") != hashlib.blake2b(payload, digest_size=20).hexdigest()):
                 return None
             return _result_from(json.loads(payload))
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, KeyError):
             return None
 
     def put(self, key: str, result: FileResult) -> None:
         """Store ``result`` (a failure to write is not an error: the run goes on uncached)."""
-        payload = json.dumps(asdict(result), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        data = {name: getattr(result, name) for name in _RESULT_FIELDS}
+        data["records"] = [{"extra": r.extra, **{n: getattr(r, n) for n in _RECORD_FIELDS}} for r in result.records]
+        payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         head = json.dumps({"format": FORMAT, "key": key,
                            "digest": hashlib.blake2b(payload, digest_size=20).hexdigest()}).encode()
         target = self._path(key)
