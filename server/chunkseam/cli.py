@@ -136,6 +136,8 @@ def _chunking_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--overlap", type=_nonneg_int, metavar="N",
                    help="overlap between neighbours (default: 0)")
     g.add_argument("--unit", choices=("tokens", "chars"), help="size unit (default: tokens)")
+    g.add_argument("--language", metavar="CODE",
+                   help="the documents' language, for sentence rules (pysbd: de, fr, ja, hi …; default: en)")
     g.add_argument("--encoding", metavar="NAME", help="tiktoken encoding (default cl100k_base)")
     g.add_argument("--tiktoken-file", metavar="FILE", help="a local .tiktoken encoding file")
     g.add_argument("--approximate-tokens", action="store_true", default=None,
@@ -382,7 +384,7 @@ def _split(v: str | None) -> list[str] | None:
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     o: dict[str, Any] = {}
-    for key in ("chunker", "size", "overlap", "unit", "encoding", "tiktoken_file", "approximate_tokens"):
+    for key in ("chunker", "size", "overlap", "unit", "language", "encoding", "tiktoken_file", "approximate_tokens"):
         v = getattr(args, key, None)
         if v is not None:
             o[key.replace("_", "-")] = v

@@ -4,24 +4,58 @@
 sentence, trailing whitespace excluded, covering every non-space character.
 Results are cached by content, so the same paragraph is segmented once
 whatever document or version it appears in.
+
+Sentences are split with the rules of the document's language (the
+``language`` setting: one of pysbd's :data:`LANGUAGES`, default ``en``), so
+German ordinals (``am 3. Oktober``), Hindi dandas or Armenian full stops are
+read the way their languages use them. :func:`language` sets it for the code
+run inside it (the pipeline does, from the settings); ``segment(text,
+language=...)`` names it explicitly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
 import threading
+from typing import Iterator
 
 _local = threading.local()
 
+#: pysbd's languages (ISO 639-1 codes)
+LANGUAGES = ("am", "ar", "bg", "da", "de", "el", "en", "es", "fa", "fr", "hi", "hy", "it", "ja", "kk",
+             "mr", "my", "nl", "pl", "ru", "sk", "ur", "zh")
+_LANGUAGE: contextvars.ContextVar[str] = contextvars.ContextVar("chunkseam_language", default="en")
 
-def _segmenter():
-    seg = getattr(_local, "seg", None)
+
+@contextlib.contextmanager
+def language(code: str | None) -> Iterator[None]:
+    """Segment sentences with the rules of ``code`` inside the ``with`` block (None: keep the current one)."""
+    if not code:
+        yield
+        return
+    token = _LANGUAGE.set(code)
+    try:
+        yield
+    finally:
+        _LANGUAGE.reset(token)
+
+
+def current_language() -> str:
+    return _LANGUAGE.get()
+
+
+def _segmenter(lang: str = "en"):
+    segs = getattr(_local, "segs", None)
+    if segs is None:
+        segs = _local.segs = {}
+    seg = segs.get(lang)
     if seg is None:
         import pysbd
 
-        seg = pysbd.Segmenter(language="en", clean=False)
-        _local.seg = seg
+        seg = segs[lang] = pysbd.Segmenter(language=lang, clean=False)
     return seg
 
 
@@ -43,8 +77,13 @@ def _as_word(m: re.Match[str]) -> str:
     return "Q" + "q" * (len(m.group()) - 1)
 
 
+def segment(text: str, language: str | None = None) -> tuple[tuple[int, int], ...]:
+    """Sentence spans of ``text`` (in ``language``, default: the current one)."""
+    return _segment(text, language or _LANGUAGE.get())
+
+
 @functools.lru_cache(maxsize=65536)
-def segment(text: str) -> tuple[tuple[int, int], ...]:
+def _segment(text: str, lang: str) -> tuple[tuple[int, int], ...]:
     if not text.strip():
         return ()
     # a line break inside a paragraph is not a sentence end, but pysbd with
@@ -61,7 +100,7 @@ def segment(text: str) -> tuple[tuple[int, int], ...]:
         # does itself (and more exactly, from a cursor) below. The output is
         # the same (checked on every paragraph the corpus gives, and in
         # tests/test_incremental.py) at about two thirds of the time.
-        pieces = _segmenter().processor(text).process()
+        pieces = _segmenter(lang).processor(text).process()
     except Exception:  # pysbd has regex edge cases; one sentence is the safe answer
         pieces = [text]
     spans: list[tuple[int, int]] = []
@@ -86,6 +125,15 @@ def segment(text: str) -> tuple[tuple[int, int], ...]:
         s, _ = spans[-1]
         spans[-1] = (s, cursor + len(tail))
     return tuple(spans)
+
+
+def _uncached(text: str, language: str | None = None) -> tuple[tuple[int, int], ...]:
+    return _segment.__wrapped__(text, language or _LANGUAGE.get())
+
+
+segment.__wrapped__ = _uncached  # type: ignore[attr-defined]
+segment.cache_clear = _segment.cache_clear  # type: ignore[attr-defined]
+segment.cache_info = _segment.cache_info  # type: ignore[attr-defined]
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

@@ -50,6 +50,8 @@ class Settings:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst")
     exclude: tuple[str, ...] = ()
+    #: the documents' language: sentence rules (pysbd; see chunkseam.sentences.LANGUAGES)
+    language: str = "en"
     #: chunks below this many units are fragments (CS102)
     min_tokens: int = 16
     dangling_words: tuple[str, ...] = DEFAULT_DANGLING_WORDS

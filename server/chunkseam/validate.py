@@ -173,8 +173,15 @@ def _fill_tokens(views: list[ChunkView], text: str, settings: Settings, sizer: A
 def validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settings | None = None,
              *, sizer: Any = None) -> list[Issue]:
     """Issues for ``chunks`` of ``doc`` (see the module documentation)."""
-    doc = load(doc) if not isinstance(doc, Document) else doc
+    from .sentences import language
+
     settings = settings or Settings()
+    with language(getattr(settings, "language", None)):  # sentence rules of the document's language
+        return _validate(doc, chunks, settings, sizer)
+
+
+def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settings, sizer: Any) -> list[Issue]:
+    doc = load(doc) if not isinstance(doc, Document) else doc
     enabled = registry.resolve_selection(settings, doc.path)
     text = doc.text
 
