@@ -17,12 +17,15 @@ not exist are returned as errors so the caller reports them and carries on.
 from __future__ import annotations
 
 import glob as globmod
+import logging
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+
+log = logging.getLogger(__name__)
 
 #: never descended into
 DEFAULT_EXCLUDE = (
@@ -41,12 +44,41 @@ class Discovery:
     empty: list[str] = field(default_factory=list)
 
 
+#: bounds on one glob pattern from a config file or an ignore file. Matching
+#: runs on RE2 (linear time) when google-re2 is installed, as it is with
+#: chunkseam's dependencies; these bounds keep Python's backtracking ``re``
+#: (``*a*a*a*a*b`` against a long name takes seconds to hours) out of reach
+#: too, and real patterns never come near them.
+MAX_GLOB_LENGTH = 1024
+MAX_GLOB_WILDCARDS = 10
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is refused as a glob, or None when it is fine."""
+    if len(pattern) > MAX_GLOB_LENGTH:
+        return f"a glob of at most {MAX_GLOB_LENGTH} characters"
+    if sum(pattern.count(c) for c in "*?[") > MAX_GLOB_WILDCARDS:
+        return f"a glob with at most {MAX_GLOB_WILDCARDS} wildcards (*, ?, [)"
+    return None
+
+
+def _bounded(patterns) -> list[str]:
+    """The patterns of an ignore file that are within the bounds (others are skipped)."""
+    out = []
+    for p in patterns:
+        if glob_problem(p) is None:
+            out.append(p)
+        else:
+            log.warning("chunkseam: ignore pattern skipped (%s): %.80s", glob_problem(p), p)
+    return out
+
+
 def _is_glob(arg: str) -> bool:
     return any(c in arg for c in "*?[")
 
 
 def _spec(patterns) -> pathspec.PathSpec | None:
-    patterns = [p for p in patterns if p and p.strip()]
+    patterns = _bounded(p for p in patterns if p and p.strip())
     if not patterns:
         return None
     return pathspec.GitIgnoreSpec.from_lines(patterns)
@@ -160,6 +192,15 @@ def file_excluded(path: str | Path, exclude: tuple[str, ...] | list[str], *,
     if not exclude:
         return False
     return _Matcher(cwd or Path.cwd(), tuple(exclude), False, base).excluded(Path(path), False)
+
+
+def file_included(path: str | Path, include: tuple[str, ...] | list[str], *,
+                  base: Path | None = None) -> bool:
+    """Whether walking ``base`` (``chunkseam lint .`` there) would lint ``path``
+    by the ``include`` setting; the editor analyses exactly those files."""
+    spec = _spec(include)
+    p = Path(path)
+    return _included(p, base if base is not None else p.parent, spec)
 
 
 def discover(

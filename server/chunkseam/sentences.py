@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import re
 import threading
 from typing import Iterator
+
+from .cache import ByteLRU, text_key
 
 _local = threading.local()
 
@@ -77,13 +78,32 @@ def _as_word(m: re.Match[str]) -> str:
     return "Q" + "q" * (len(m.group()) - 1)
 
 
+#: estimated bytes of the sentence spans kept (see :mod:`chunkseam.cache`)
+SENTENCE_CACHE_BYTES = 12 * 1024 * 1024
+_CACHE = ByteLRU("sentences", SENTENCE_CACHE_BYTES)
+
+
+def clear_caches() -> None:
+    """Forget every cached segmentation (benchmarks use it for cold figures)."""
+    _CACHE.clear()
+
+
 def segment(text: str, language: str | None = None) -> tuple[tuple[int, int], ...]:
-    """Sentence spans of ``text`` (in ``language``, default: the current one)."""
-    return _segment(text, language or _LANGUAGE.get())
+    """Sentence spans of ``text`` (in ``language``, default: the current one),
+    cached by content (a digest of it for texts longer than a line, so the
+    cache keeps no paragraph alive) and language."""
+    lang = language or _LANGUAGE.get()
+    raw = text if len(text) <= 64 else text_key(text)
+    key = raw if lang == "en" else (lang, raw)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _segment(text, lang)
+        _CACHE.put(key, hit, (len(text) if raw is text else 40) + 64 + 72 * len(hit))
+    return hit
 
 
-@functools.lru_cache(maxsize=65536)
-def _segment(text: str, lang: str) -> tuple[tuple[int, int], ...]:
+def _segment(text: str, lang: str | None = None) -> tuple[tuple[int, int], ...]:
+    lang = lang or _LANGUAGE.get()
     if not text.strip():
         return ()
     # a line break inside a paragraph is not a sentence end, but pysbd with
@@ -127,16 +147,10 @@ def _segment(text: str, lang: str) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
-def _uncached(text: str, language: str | None = None) -> tuple[tuple[int, int], ...]:
-    return _segment.__wrapped__(text, language or _LANGUAGE.get())
-
-
-segment.__wrapped__ = _uncached  # type: ignore[attr-defined]
-segment.cache_clear = _segment.cache_clear  # type: ignore[attr-defined]
-segment.cache_info = _segment.cache_info  # type: ignore[attr-defined]
-
-
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Sentences of ``text[start:end]`` as absolute offsets."""
     end = len(text) if end is None else end
     return [(start + a, start + b) for a, b in segment(text[start:end])]
+
+
+segment.__wrapped__ = _segment  # type: ignore[attr-defined]  # the uncached function

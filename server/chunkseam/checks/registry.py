@@ -111,6 +111,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "the chunk opens by pointing back (\"This\", \"As mentioned above\" …)"),
     ("CS104", "no-context", "hint", "chunk",
      "the chunk carries no heading path although its document has headings"),
+    ("CS105", "over-model-limit", "warning", "chunk",
+     "the chunk is longer than the embedding model's input limit: the rest is cut off silently"),
     # code files
     ("CS201", "split-definition", "warning", "code",
      "the cut falls inside a function or class (not between two members of a class)"),
