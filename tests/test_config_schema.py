@@ -46,6 +46,10 @@ VALID = {
     "plugins": ["mypkg.chunkers"],
     "debounce-ms": 150,
     "enable": True,
+    "model-max-tokens": 8191,
+    "embedding-model": "text-embedding-3-small",
+    "chunk-symbols": True,
+    "chunk-folding": False,
     "extend": "../chunkseam.toml",
 }
 
@@ -67,6 +71,9 @@ INVALID = {
     "plugins": [["not a module"]],
     "debounce-ms": [-1],
     "enable": ["true"],
+    "model-max-tokens": [-1],
+    "embedding-model": ["has space"],
+    "chunk-symbols": ["yes"],
     "chunker": ["has space", 3],
 }
 
