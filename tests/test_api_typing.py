@@ -140,3 +140,23 @@ def test_the_internals_chunkseam_relies_on_are_there() -> None:
     assert hasattr(pygls.io_, "StdoutWriter") and hasattr(pygls.protocol.json_rpc, "RPCRequest")
     for name in ("read_file_cached", "load_tiktoken_bpe", "data_gym_to_mergeable_bpe_ranks"):
         assert callable(getattr(tiktoken.load, name)), name
+
+
+def test_readme_examples_name_files_that_exist() -> None:
+    checked = 0
+    for doc in ("README.md", "docs/cli.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for block in re.findall(r"```(?:console|sh|python)\n(.*?)```", text, flags=re.S):
+            for path in re.findall(r"(?<![\w/.-])examples/[\w./-]*", block):
+                assert (ROOT / path.rstrip(".")).exists(), f"{doc}: {path}"
+                checked += 1
+    assert checked >= 8
+
+
+def test_the_readme_audit_example_runs(capsys, monkeypatch) -> None:
+    from clikit import run
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+    rc, out, err = run(capsys, "audit", "examples/index-dump.jsonl", "--source-root", "examples/")
+    assert rc == 1 and "source-aware" in out and " CS004 " in out, err
