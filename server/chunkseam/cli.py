@@ -55,7 +55,6 @@ _FOREIGN_OPTIONS = {
     "--output-file": "--output",
     "--splitter": "--chunker",
     "--strategy": "--chunker",
-    "--exclude": "--ignore",
     "--disable": "--ignore",
     "--enable": "--extend-select",
 }
