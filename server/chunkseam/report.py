@@ -525,8 +525,10 @@ def _md_cell(text: Any) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-#: issues listed one by one in the Markdown report (the tables count them all)
+#: issues and files listed one by one in the Markdown report (the summary counts them all),
+#: so a large corpus stays well under GitHub's 1 MiB step-summary limit
 MARKDOWN_MAX_ISSUES = 200
+MARKDOWN_MAX_FILES = 50
 
 
 def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = "file") -> str:
@@ -541,10 +543,12 @@ def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = 
             lines.append(f"| [{code}]({rule_url(code)}) | {_md_cell(name)} | {count} |")
         lines.append("")
         lines += [f"| {noun.capitalize()} | Chunker | Chunks | Broken | Issues |", "| --- | --- | ---: | ---: | ---: |"]
-        for r in results:
-            if r.records:
-                lines.append(f"| `{_md_cell(r.path)}` | {_md_cell(r.chunker)} | {r.chunks} | "
-                             f"{r.chunks_with_issues} | {len(r.records)} |")
+        with_issues = sorted((r for r in results if r.records), key=lambda r: (-len(r.records), r.path))
+        for r in with_issues[:MARKDOWN_MAX_FILES]:
+            lines.append(f"| `{_md_cell(r.path)}` | {_md_cell(r.chunker)} | {r.chunks} | "
+                         f"{r.chunks_with_issues} | {len(r.records)} |")
+        if len(with_issues) > MARKDOWN_MAX_FILES:
+            lines += ["", f"{len(with_issues) - MARKDOWN_MAX_FILES} more {noun}s with issues not listed."]
         lines.append("")
         shown = [rec for r in results for rec in r.records][:MARKDOWN_MAX_ISSUES]
         lines += ["<details><summary>Issues</summary>", "", "| Location | Rule | Message |", "| --- | --- | --- |"]
