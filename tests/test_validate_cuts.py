@@ -167,9 +167,14 @@ def test_whitespace_gap_judged_at_the_second_offset_when_the_first_is_clean():
     doc = Document(text)
     end = text.index("\n\n")
     code = text.index("code one")  # after the indentation of the indented code block
+    # the second offset is judged, and there the code block is whole on the
+    # right (only its indentation is dropped, as LangChain's strip does)
     chunks = make_chunks(text, [(0, end), (code, len(text))])
+    assert [(i.code, i.cut) for i in validate(doc, chunks, S) if i.cut is not None] == []
+    two = text.index("code two")
+    chunks = make_chunks(text, [(0, end), (two, len(text))])
     got = [(i.code, i.cut) for i in validate(doc, chunks, S) if i.cut is not None]
-    assert got == [("CS003", code)]
+    assert got == [("CS003", two)]
 
 
 def test_split_fence_data_makes_two_complete_fences():

@@ -296,6 +296,51 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
     return spans
 
 
+# -- what a sentence is made of -----------------------------------------------------------
+
+#: markup that carries no prose: HTML tags and comments, images (inline and by
+#: reference) and, once those are gone, the empty links that wrapped them
+_NO_PROSE = (
+    re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>", re.S),
+    re.compile(r"!\[[^\]]*\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])?"),
+    re.compile(r"\[\s*\](?:\([^)]*\)|\[[^\]]*\])?"),
+)
+_WORD = re.compile(r"\w")
+
+
+def has_prose(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a word outside markup: a run of badges
+    (``[![npm](…)](…)``), avatar links (``<a href=…><img …></a>``) or ``<br>``
+    holds none, so a cut beside it is not inside a sentence."""
+    piece = text[start:end]
+    if "<" not in piece and "!" not in piece:
+        return True  # no markup: whatever is there ("." before a cut) belongs to the sentence
+    masked = piece
+    for pat in _NO_PROSE:
+        masked = pat.sub(" ", masked)
+    return masked == piece or bool(_WORD.search(masked))
+
+
+_ATX_OPEN = re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t\r\n]|$)[ \t]*")
+_ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+
+
+def heading_as_written(text: str, heading, width: int = 80) -> str:
+    """A heading's text as the writer wrote it (code spans, links and HTML
+    kept), without its ``#`` marks or setext underline, whitespace collapsed,
+    shortened to ``width`` characters."""
+    raw = text[heading.start : heading.end]
+    m = _ATX_OPEN.match(raw)
+    if m:
+        raw = _ATX_CLOSE.sub("", raw[m.end() :].rstrip())
+    else:
+        lines = raw.splitlines()
+        if len(lines) > 1 and lines[-1].strip() and not lines[-1].strip().strip("=-"):
+            raw = "\n".join(lines[:-1])
+    out = " ".join(raw.split())
+    return out if len(out) <= width else out[: width - 1] + "…"
+
+
 # -- cuts and context ------------------------------------------------------------------------
 
 
