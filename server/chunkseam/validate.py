@@ -299,7 +299,8 @@ def _shifted(issue: Issue, delta: int) -> Issue:
                  issue.end + delta, issue.chunk, issue.other_chunk,
                  None if issue.cut is None else issue.cut + delta,
                  None if related is None else (related[0] + delta, related[1] + delta),
-                 issue.related_message, issue.fix, data)
+                 issue.related_message, issue.fix, data,
+                 None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
 
 
 class _CutJudge:
