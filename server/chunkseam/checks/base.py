@@ -640,7 +640,7 @@ _DELIMITER_ROW = re.compile(r"[\s|:-]+")
 #: what an excerpt must hold to say something: a letter or a digit
 _SAYS = re.compile(r"[^\W_]")
 #: how far an excerpt may reach past its unit to find the nearest words
-_REACH = 240
+_REACH = 4000
 
 
 def _before(text: str, cut: int, lo: int, width: int) -> str:
@@ -678,7 +678,9 @@ def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
     start = cut
     while start > 0 and cut - start < _REACH and not _SAYS.match(text[start - 1]):
         start -= 1
-    return _before(text, cut, 0, max(width, cut - start + 24))
+    while start > 0 and cut - start < _REACH and not text[start - 1].isspace():
+        start -= 1  # the whole nearest word
+    return ("…" if start > 0 else "") + _clean(text[start:cut])
 
 
 def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
@@ -691,7 +693,9 @@ def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
     end = cut
     while end < len(text) and end - cut < _REACH and not _SAYS.match(text[end]):
         end += 1
-    return _after(text, cut, len(text), max(width, end - cut + 24))
+    while end < len(text) and end - cut < _REACH and not text[end].isspace():
+        end += 1  # the whole nearest word
+    return _clean(text[cut:end]) + ("…" if end < len(text) else "")
 
 
 CheckFn = Callable[[Context, Cut], "Issue | None"]
