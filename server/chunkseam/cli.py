@@ -794,12 +794,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     from .preview import _first_words, line_range
 
     unit = "tok" if settings.unit == "tokens" else "ch"
-    width = len(str(len(chunks)))
+    width = len(str(len(chunks)))  # chunks are numbered from 1 here (JSON: 0-based "index")
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
         flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
-        out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
+        out.write(f"#{c.index + 1:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})"
