@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,41 @@ def test_jsonl_parses_line_by_line_as_it_grows(work: Path, tmp_path: Path, capsy
     assert proc.wait() in (0, 1), proc.stderr.read() if proc.stderr else ""
     assert issues == expected["issues"] and len(issues) > 0
     assert summary is not None and summary["summary"] == expected["summary"]
+
+
+# --- audit on a Dask cluster ------------------------------------------------------------------
+
+
+def test_audit_on_a_local_dask_cluster_matches_the_single_process_run(work: Path, tmp_path: Path, capsys) -> None:
+    pytest.importorskip("distributed")
+    dump = _dump_of(sorted(work.iterdir())[:16], tmp_path / "dump.jsonl")
+    rc1, single, err = run(capsys, "audit", str(dump), "--format", "jsonl")
+    assert rc1 in (0, 1), err
+    lines = [json.loads(line) for line in single.splitlines()]
+    out = tmp_path / "parts"
+    rc2, text, err = run(capsys, "audit", str(dump), "--scheduler", "local", "--jobs", "2",
+                         "--output-dir", str(out))
+    assert rc2 == rc1, err
+    parts = sorted(out.glob("part-*.jsonl"))
+    assert len(parts) > 1
+    issues = [json.loads(line) for p in parts for line in p.read_text(encoding="utf-8").splitlines()]
+    assert [i for i in issues if i["type"] == "issue"] == [i for i in lines if i["type"] == "issue"]
+    merged = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert merged["summary"] == lines[-1]["summary"] and merged["summary"]["issues"] > 0
+    assert f"in {merged['summary']['files']} documents" in text
+
+
+def test_cluster_ranges_start_on_document_boundaries(tmp_path: Path) -> None:
+    from chunkseam.cluster import split_ranges
+
+    dump = tmp_path / "d.jsonl"
+    rows = [{"doc_id": f"d{d}", "chunk_index": i, "text": f"chunk {i} of {d}"} for d in range(40) for i in range(5)]
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = dump.read_bytes()
+    ranges = split_ranges(str(dump), 7)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data) and len(ranges) > 3
+    assert all(a[1] == b[0] for a, b in pairwise(ranges))
+    for start, _ in ranges[1:]:
+        first = json.loads(data[start:data.index(b"\n", start)])
+        before = json.loads(data[data.rindex(b"\n", 0, start - 1) + 1:start])
+        assert first["chunk_index"] == 0 and before["doc_id"] != first["doc_id"]

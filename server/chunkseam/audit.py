@@ -267,12 +267,13 @@ def array_items(text: str, on_error: Callable[[DumpError], None]) -> Iterator[tu
 
 
 def read_groups(lines: Iterable[Any], on_error: Callable[[DumpError], None],
-                on_progress: Callable[[int], None] | None = None) -> Iterator[DocGroup]:
+                on_progress: Callable[[int], None] | None = None, *, first_line: int = 1) -> Iterator[DocGroup]:
     """Consecutive chunks of the same document, streamed. ``lines`` are JSON
-    Lines, or (line, object, item) triples from :func:`array_items`."""
+    Lines (the first is line ``first_line`` of the dump), or (line, object,
+    item) triples from :func:`array_items`."""
     current: DocGroup | None = None
     seen: set[str] = set()
-    for n, raw in enumerate(lines, 1):
+    for n, raw in enumerate(lines, first_line):
         if isinstance(raw, tuple):
             n, obj, k = raw
             item: DumpChunk | DumpError | None = parse_object(obj, n)

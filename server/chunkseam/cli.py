@@ -359,6 +359,12 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--allow-outside-root", action="store_true",
                    help="read 'source' files outside --source-root (default: only files inside it, "
                         "or inside the current directory without --source-root)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+                   help="audit on a Dask cluster: tcp://HOST:8786, or 'local' for a local cluster of "
+                        "--jobs workers (default: $DASK_SCHEDULER_ADDRESS; needs chunkseam[dask])")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="with --scheduler: where the parts (part-NNNNN.jsonl or .sarif) and "
+                        "summary.json go (a path or an fsspec URL)")
     _chunking_options(p)
     _rule_options(p)
     _report_options(p, REPORT_FORMATS)
@@ -1049,6 +1055,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError(error_line(root, "--source-root is not a directory"))
     errors: list[dict[str, Any]] = []
     dump_name = "<stdin>" if args.dump == "-" else args.dump
+    if args.scheduler:
+        return _audit_on_cluster(args, settings, dump_name)
 
     def on_error(e: DumpError) -> None:
         msg = f"line {e.line}: {e.message}"
@@ -1115,6 +1123,51 @@ def cmd_audit(args: argparse.Namespace) -> int:
             bar.stop()
         if stream is not sys.stdin:
             stream.close()
+
+
+def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: str) -> int:
+    """``audit --scheduler``: byte ranges of the dump on Dask workers, parts in --output-dir."""
+    from . import report
+    from .cluster import run
+
+    if args.dump == "-":
+        raise UsageError("error: --scheduler reads the dump from a path or URL, not stdin")
+    if not args.output_dir:
+        raise UsageError("error: --scheduler needs --output-dir DIR (the full records are written there)")
+    if args.format not in ("text", "jsonl", "sarif"):
+        raise UsageError(f"error: --scheduler writes JSON Lines or SARIF parts; --format {args.format} "
+                         "is not available with it (use text, jsonl or sarif)")
+    if args.baseline or args.write_baseline:
+        raise UsageError("error: --baseline and --write-baseline are not available with --scheduler")
+    if "://" not in args.dump and not Path(args.dump).is_file():
+        raise UsageError(error_line(args.dump, "No such file" if not Path(args.dump).exists()
+                                    else "not a regular file"))
+    try:
+        summary, modes, errors, fails, grouped = run(
+            args.dump, dump_name, args.scheduler, args.jobs, settings, args.source_root,
+            args.allow_outside_root, args.output_dir, "sarif" if args.format == "sarif" else "jsonl",
+            args.fail_on)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise UsageError(f"error: {exc}") from None
+    if not grouped:
+        eprint(f"warning: {dump_name}: a document's chunks are not consecutive lines (the dump is not "
+               "grouped by document), so a document split over parts was audited as several; sort the "
+               "dump by doc_id (or run without --scheduler) for a true result")
+    for e in errors:
+        eprint(f"{e['path']}:{e['line']}: error: {e['message'].split(': ', 1)[-1]}" if "line" in e
+               else error_line(e["path"], e["message"]))
+    eprint(f"wrote the records to {args.output_dir} ({'SARIF' if args.format == 'sarif' else 'JSON Lines'} "
+           "parts and summary.json)")
+    print(report.summary_line(summary, noun="document"))
+    print(f"{modes.get('source-aware', 0)} documents checked source-aware, {modes.get('text-only', 0)} text-only")
+    if errors:
+        return EXIT_ERROR
+    if fails:
+        return EXIT_ISSUES
+    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
+        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
+        return EXIT_ISSUES
+    return EXIT_OK
 
 
 def _dump_items(stream, on_error, dump_name: str):

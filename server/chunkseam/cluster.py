@@ -1,0 +1,267 @@
+"""``chunkseam audit DUMP --scheduler ADDRESS|local``: the audit on a Dask cluster.
+
+The dump (a local path or any fsspec URL) is split into byte ranges that start
+on a document boundary (a document's chunks are consecutive lines, so a range
+boundary is moved forward to the first line of the next document). Each
+worker audits its range with the same per-document audit as the single-process
+run, writes its full records to a part in the output directory
+(``part-00000.jsonl`` or ``.sarif``) and returns a small summary; the client
+merges the summaries. Line numbers are the dump's own: a first pass counts the
+lines of each range on the workers.
+
+Dask (``pip install 'chunkseam[dask]'``) is imported only here, only when
+``--scheduler`` is given.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+__all__ = ["PartResult", "audit_range", "count_lines", "merge", "split_ranges"]
+
+#: a range is at most this many bytes (a worker holds one range in memory)
+MAX_RANGE = 32 * 1024 * 1024
+
+
+def _open(url: str, mode: str = "rb"):
+    if "://" in url and not url.startswith("file://"):
+        import fsspec
+
+        return fsspec.open(url, mode).open()
+    path = url.removeprefix("file://")
+    return open(path, mode)
+
+
+def _size(url: str) -> int:
+    if "://" in url and not url.startswith("file://"):
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(url)
+        return int(fs.size(path))
+    return os.path.getsize(url.removeprefix("file://"))
+
+
+def _key(raw: bytes, n: int) -> Any:
+    from .audit import DumpChunk, parse_line
+
+    item = parse_line(raw.decode("utf-8", "surrogateescape"), n)
+    if isinstance(item, DumpChunk):
+        return item.doc_id if item.doc_id is not None else item.source
+    return ...  # a blank or bad line belongs to no document: never a boundary on its own
+
+
+def _boundary(f, pos: int, size: int) -> int:
+    """The first line start at or after ``pos`` where a new document begins."""
+    if pos <= 0:
+        return 0
+    f.seek(pos - 1)
+    if f.read(1) != b"\n":
+        f.readline()  # the rest of the line ``pos`` fell in
+    start = f.tell()
+    first = None
+    while start < size:
+        raw = f.readline()
+        if not raw:
+            return size
+        k = _key(raw, 2)
+        if k is not ...:
+            if first is None:
+                first = k
+            elif k != first:
+                return start
+        start += len(raw)
+    return size
+
+
+def split_ranges(url: str, parts: int) -> list[tuple[int, int]]:
+    """Byte ranges covering the dump, each starting on a document boundary."""
+    size = _size(url)
+    if size == 0:
+        return []
+    parts = max(parts, -(-size // MAX_RANGE))
+    with _open(url) as f:
+        head = f.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+        if head.startswith(b"["):
+            raise ValueError("--scheduler needs a JSON Lines dump (one chunk a line), not a JSON array")
+        cuts = sorted({_boundary(f, size * i // parts, size) for i in range(1, parts)} | {0, size})
+    return [(a, b) for a, b in pairwise(cuts) if b > a]
+
+
+def _lines(data: bytes) -> io.TextIOWrapper:
+    # the same line splitting as the single-process run (universal newlines, endings kept)
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline="")
+
+
+def _read(url: str, start: int, end: int) -> bytes:
+    with _open(url) as f:
+        f.seek(start)
+        return f.read(end - start)
+
+
+def count_lines(url: str, start: int, end: int) -> int:
+    return sum(1 for _ in _lines(_read(url, start, end)))
+
+
+@dataclass
+class PartResult:
+    index: int
+    summary: dict[str, Any] = field(default_factory=dict)
+    modes: dict[str, int] = field(default_factory=dict)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    fails: bool = False
+    #: BLAKE2b-64 digests of the document keys seen (a document split over ranges = a dump not grouped)
+    keys: set[int] = field(default_factory=set)
+    repeated: bool = False
+    part: str = ""
+
+
+def _digest(key: str) -> int:
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+def _join(out_dir: str, name: str) -> str:
+    return out_dir.rstrip("/") + "/" + name if "://" in out_dir else os.path.join(out_dir, name)
+
+
+def audit_range(url: str, dump_name: str, start: int, end: int, first_line: int, index: int,
+                settings: Any, source_root: str | None, allow_outside_root: bool, out_dir: str,
+                fmt: str, fail_on: str) -> PartResult:
+    """Audit the documents of one byte range; full records to a part file, a summary back."""
+    from . import report
+    from .audit import AuditJob, DumpError, audit_group, read_groups
+
+    result = PartResult(index)
+    errors = result.errors
+
+    def on_error(e: DumpError) -> None:
+        errors.append({"path": dump_name, "line": e.line, "message": f"line {e.line}: {e.message}"})
+
+    def lines():
+        for n, raw in enumerate(_lines(_read(url, start, end)), first_line):
+            if any("\udc80" <= ch <= "\udcff" for ch in raw):
+                on_error(DumpError(n, "not UTF-8"))
+                yield "\n"
+                continue
+            yield raw
+
+    summary = report.Summary()
+    modes = {"source-aware": 0, "text-only": 0}
+    name = f"part-{index:05d}.{'sarif' if fmt == 'sarif' else 'jsonl'}"
+    result.part = name
+    if "://" in out_dir:
+        import fsspec
+
+        out = fsspec.open(_join(out_dir, name), "w", encoding="utf-8").open()
+    else:
+        out = open(_join(out_dir, name), "w", encoding="utf-8")  # noqa: SIM115
+    with out:
+        stream = report.SarifStream(out) if fmt == "sarif" else report.JsonLinesStream(out)
+        for group in read_groups(lines(), on_error, first_line=first_line):
+            if group.key is not None:
+                result.keys.add(_digest(group.key))
+            result.repeated = result.repeated or group.repeated
+            r = audit_group(AuditJob(group, dump_name, source_root, settings,
+                                     allow_outside_root=allow_outside_root))
+            if r.error is not None:
+                errors.append({"path": r.path, "message": r.error})
+            summary.add(r)
+            modes[r.mode or "text-only"] = modes.get(r.mode or "text-only", 0) + 1
+            result.fails = result.fails or report.failing(r.records, fail_on)
+            stream.add(r)
+        if fmt == "sarif":
+            stream.close(summary, errors)
+        else:
+            stream.close(summary, errors, modes=modes)
+    result.summary = _summary_state(summary)
+    result.modes = modes
+    return result
+
+
+def _summary_state(s: Any) -> dict[str, Any]:
+    return {"files": s.files, "files_with_issues": s.files_with_issues, "unreadable": s.unreadable,
+            "issues": s.issues, "chunks": s.chunks, "chunks_with_issues": s.chunks_with_issues,
+            "per_rule": dict(s.per_rule), "per_severity": dict(s.per_severity), "baselined": s.baselined,
+            "approximate": s.approximate}
+
+
+def merge(parts: list[PartResult]) -> tuple[Any, dict[str, int], list[dict[str, Any]], bool, bool]:
+    """(Summary, modes, errors, fails, grouped) of all the parts, in dump order."""
+    from .report import Summary
+
+    total = Summary()
+    modes: dict[str, int] = {"source-aware": 0, "text-only": 0}
+    errors: list[dict[str, Any]] = []
+    fails, grouped = False, True
+    seen: set[int] = set()
+    for p in sorted(parts, key=lambda p: p.index):
+        s = p.summary
+        for k in ("files", "files_with_issues", "unreadable", "issues", "chunks", "chunks_with_issues",
+                  "baselined"):
+            setattr(total, k, getattr(total, k) + s[k])
+        for k, v in s["per_rule"].items():
+            total.per_rule[k] = total.per_rule.get(k, 0) + v
+        for k, v in s["per_severity"].items():
+            total.per_severity[k] = total.per_severity.get(k, 0) + v
+        total.approximate = total.approximate or s["approximate"]
+        for k, v in p.modes.items():
+            modes[k] = modes.get(k, 0) + v
+        errors.extend(p.errors)
+        fails = fails or p.fails
+        grouped = grouped and not p.repeated and not (seen & p.keys)
+        seen |= p.keys
+    return total, modes, errors, fails, grouped
+
+
+def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, source_root: str | None,
+        allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str) -> tuple[Any, dict[str, int],
+                                                                                 list[dict[str, Any]], bool, bool]:
+    """Audit the dump on the cluster at ``scheduler`` (``local``: a LocalCluster of ``workers``)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask: pip install 'chunkseam[dask]'") from None
+    if "://" not in out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+    else:
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(out_dir)
+        fs.makedirs(path, exist_ok=True)
+    cluster = None
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        n = max(1, sum(client.nthreads().values()))
+        ranges = split_ranges(url, n * 4)
+        counts = client.gather(client.map(count_lines, [url] * len(ranges), [a for a, _ in ranges],
+                                          [b for _, b in ranges], pure=False))
+        first, firsts = 1, []
+        for c in counts:
+            firsts.append(first)
+            first += c
+        futures = [client.submit(audit_range, url, dump_name, a, b, firsts[i], i, settings, source_root,
+                                 allow_outside_root, out_dir, fmt, fail_on, pure=False)
+                   for i, (a, b) in enumerate(ranges)]
+        parts = client.gather(futures)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    total, modes, errors, fails, grouped = merge(parts)
+    with (_open(_join(out_dir, "summary.json"), "w") if "://" in out_dir
+          else open(_join(out_dir, "summary.json"), "w", encoding="utf-8")) as f:
+        json.dump({"summary": total.to_dict(), "modes": modes, "errors": errors,
+                   "parts": [p.part for p in sorted(parts, key=lambda p: p.index)]}, f, indent=2)
+        f.write("\n")
+    return total, modes, errors, fails, grouped
