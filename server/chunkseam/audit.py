@@ -373,6 +373,8 @@ class AuditJob:
     fingerprints: bool = True
     #: read sources outside ``source_root`` (else they are refused: a dump is untrusted input)
     allow_outside_root: bool = False
+    #: also measure each chunk (``FileResult.sizes``, for ``audit --report``)
+    sizes: bool = False
 
 
 def _resolve_source(source: str, root: str | None) -> Path:
@@ -402,6 +404,17 @@ def outside_root(path: Path, root: str | None) -> str | None:
 
 
 def audit_group(job: AuditJob) -> FileResult:
+    """The audit of one document of the dump."""
+    result = _audit_group(job)
+    if job.sizes:  # not a dataclass field: never part of a report, travels with the result
+        from .analysis import sizer_for
+
+        sizer = sizer_for(job.settings)
+        result.sizes = [sizer.count(c.text) for c in job.group.chunks]  # type: ignore[attr-defined]
+    return result
+
+
+def _audit_group(job: AuditJob) -> FileResult:
     from .baseline import fingerprint
     from .chunk import Chunk, renumber
     from .document import Document

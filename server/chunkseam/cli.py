@@ -362,6 +362,9 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
                    help="audit on a Dask cluster: tcp://HOST:8786, or 'local' for a local cluster of "
                         "--jobs workers (default: $DASK_SCHEDULER_ADDRESS; needs chunkseam[dask])")
+    p.add_argument("--report", metavar="OUT.html",
+                   help="also write one self-contained HTML page: broken-chunk rate per folder, "
+                        "chunk sizes against the size and embedding limit, top rules")
     p.add_argument("--output-dir", metavar="DIR",
                    help="with --scheduler: where the parts (part-NNNNN.jsonl or .sarif) and "
                         "summary.json go (a path or an fsspec URL)")
@@ -1113,16 +1116,50 @@ def cmd_audit(args: argparse.Namespace) -> int:
                      f"source-aware, {modes['text-only']} text-only")
         return lines
 
+    collector = None
+    if args.report:
+        from .audit_report import ReportCollector
+        from .embedding_models import model_limit
+
+        if not Path(args.report).absolute().parent.is_dir():
+            raise UsageError(error_line(args.report, "cannot write the report: its directory does not exist"))
+        collector = ReportCollector(settings.size, settings.unit, model_limit(settings))
+        counted = on_result
+
+        def on_result(r: FileResult) -> None:
+            collector.add(r)  # before _finish drops the records of a streamed result
+            counted(r)
+
     groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root) for g in groups)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root,
+                     sizes=collector is not None) for g in groups)
     try:
-        return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
+        code = _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
+        if collector is not None:
+            _write_report(args.report, collector, dump_name)
+        return code
     finally:
         if bar is not None:
             bar.stop()
         if stream is not sys.stdin:
             stream.close()
+
+
+def _write_report(path: str, collector: Any, dump_name: str) -> None:
+    from .report import Summary
+
+    summary = Summary()
+    for d, c, b in collector.groups.values():
+        summary.files += d
+        summary.chunks += c
+        summary.chunks_with_issues += b
+    summary.issues = sum(collector.rules.values())
+    try:
+        Path(path).write_text(collector.page(summary, f"chunkseam audit of {dump_name}"), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(error_line(path, f"cannot write the report: {exc.strerror or exc}")) from None
+    eprint(f"wrote the report to {path}")
 
 
 def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: str) -> int:
@@ -1137,8 +1174,8 @@ def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: s
     if args.format not in ("text", "jsonl", "sarif"):
         raise UsageError(f"error: --scheduler writes JSON Lines or SARIF parts; --format {args.format} "
                          "is not available with it (use text, jsonl or sarif)")
-    if args.baseline or args.write_baseline:
-        raise UsageError("error: --baseline and --write-baseline are not available with --scheduler")
+    if args.baseline or args.write_baseline or args.report:
+        raise UsageError("error: --baseline, --write-baseline and --report are not available with --scheduler")
     if "://" not in args.dump and not Path(args.dump).is_file():
         raise UsageError(error_line(args.dump, "No such file" if not Path(args.dump).exists()
                                     else "not a regular file"))
