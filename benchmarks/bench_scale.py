@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--lines", default="200000,1000000,2000000",
                     help="dump sizes for the audit RSS runs (comma-separated)")
+    ap.add_argument("--dask-lines", type=int, default=100_000, help="dump size for Dask vs single process")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="chunkseam-bench-scale-") as tmp:
         docs = Path(tmp) / "corpus"
@@ -115,6 +116,26 @@ def main() -> None:
             cli.main(["lint", *target, "--cache-dir", str(cache)])
         run = cli.LAST_RUN
         print(f"after editing one file: {run['results'] - run['cached']} of {run['results']} files re-checked")
+
+        dump = Path(tmp) / "dask.jsonl"
+        make_dump(dump, a.dask_lines)
+        w1, c1, _ = measure(["audit", str(dump), "--format", "jsonl", "-o", os.devnull, "--fail-on", "never"])
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print("dask: not installed (pip install 'chunkseam[dask]'), skipped")
+        else:
+            t = time.perf_counter()
+            from dask.distributed import LocalCluster
+
+            with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None):
+                started = time.perf_counter() - t
+            w2, c2, _ = measure(["audit", str(dump), "--scheduler", "local", "--jobs", "2", "--fail-on", "never",
+                                 "--output-dir", str(Path(tmp) / "parts")])
+            print(f"audit {a.dask_lines:,} lines: single process {w1:6.1f} s wall ({c1:5.1f} s CPU), "
+                  f"Dask LocalCluster(2) {w2:6.1f} s wall ({c2:5.1f} s CPU, client only), "
+                  f"ratio {w1 / w2:.2f}x; a LocalCluster starts and stops in {started:.1f} s")
+        dump.unlink()
 
         for n in (int(x) for x in a.lines.split(",")):
             dump = Path(tmp) / f"dump-{n}.jsonl"
