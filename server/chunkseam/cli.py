@@ -865,9 +865,17 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
         yield from iterable
         return
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
+                               TimeRemainingColumn)
+    from rich.text import Text
 
-    with Progress(console=Console(file=sys.stderr), transient=True) as bar:
+    class Rate(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:,.0f} files/s" if task.speed else "… files/s")
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
+               TimeRemainingColumn())
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task(label, total=total)
         for item in iterable:
             bar.advance(task)
