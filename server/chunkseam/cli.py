@@ -865,17 +865,16 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
         yield from iterable
         return
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                               TimeRemainingColumn)
+    from rich import progress as rp
     from rich.text import Text
 
-    class Rate(ProgressColumn):
+    class Rate(rp.ProgressColumn):
         def render(self, task) -> Text:
             return Text(f"{task.speed:,.0f} files/s" if task.speed else "… files/s")
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
-               TimeRemainingColumn())
-    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+    columns = (rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn(), Rate(),
+               rp.TimeRemainingColumn())
+    with rp.Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task(label, total=total)
         for item in iterable:
             bar.advance(task)
