@@ -331,3 +331,18 @@ def test_entry_points_load_only_when_trusted(monkeypatch):
         assert "thirdparty" in chunkers.names()
     finally:
         chunkers._REGISTRY.pop("thirdparty", None)
+
+
+def test_haystack_sizes_in_words_are_not_judged_as_tokens():
+    need("haystack.components.preprocessors")
+    from chunkseam import Settings
+    from chunkseam.analysis import analyze
+
+    text = texts_of(sample()[0])
+    a = analyze(Document(text, path="doc.md"), Settings(chunker="haystack", size=60))
+    assert a.chunks and any(c.tokens > 62 for c in a.chunks)  # 60 words are more tokens
+    assert all(c.meta["size_unit"] == "word" for c in a.chunks)
+    assert not [i for i in a.issues if i.code == "CS101"]
+    tokens = analyze(Document(text, path="doc.md"),
+                     Settings(chunker="haystack", size=60, chunker_options={"split_by": "token"}))
+    assert "size_unit" not in tokens.chunks[0].meta
