@@ -200,6 +200,12 @@ def test_llamaindex_own_offsets_are_wrong_on_repeated_text_and_ours_are_right(cl
         assert a.start < b.start <= a.end + 2
         assert TOK.count(SECTIONS[b.start:a.end]) <= 8 + 4
     assert with_overlap[0].start == 0 and with_overlap[-1].end == len(SECTIONS)
+    # periodic text: the overlap stays within the budget and no text is left out
+    periodic = run("llamaindex", REPEATED, size=20, overlap=5, splitter=cls)
+    assert not adapter.gaps(REPEATED, [(c.start, c.end) for c in periodic])
+    for a, b in itertools.pairwise(periodic):
+        assert a.start < b.start <= a.end + 2
+        assert TOK.count(REPEATED[b.start:a.end]) <= 5
 
 
 def test_llamaindex_markdown_node_parser_and_refusals():

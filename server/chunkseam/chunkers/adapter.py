@@ -122,6 +122,56 @@ def approximate_spans(text: str, texts: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def gaps(text: str, spans: list[tuple[int, int]]) -> bool:
+    """True when text other than whitespace lies outside every span."""
+    if not spans:
+        return bool(text.strip())
+    if text[: spans[0][0]].strip() or text[spans[-1][1]:].strip():
+        return True
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        if start > reach and text[reach:start].strip():
+            return True
+        reach = max(reach, end)
+    return False
+
+
+def place_backward(text: str, texts: list[str], sizer: Sizer,
+                   overlap: int) -> list[tuple[int, int]] | None:
+    """Spans placed from the last chunk back: each chunk at the occurrence before
+    the next chunk's start that leaves only whitespace between them and overlaps
+    the next one by the most that is within ``overlap`` (with a little slack for
+    tokens counted in context). None when some chunk has no such occurrence."""
+    if not texts:
+        return []
+    last = text.rfind(texts[-1])
+    if last < 0:
+        return None
+    out: list[tuple[int, int]] = [(last, last + len(texts[-1]))]
+    slack = overlap if sizer.unit == "chars" else overlap + max(4, overlap // 4)
+    for piece in reversed(texts[:-1]):
+        nxt = out[-1][0]
+        ws = nxt
+        while ws > 0 and text[ws - 1].isspace():
+            ws -= 1
+        best: tuple[int, int, int] | None = None  # (within exact budget, overlap, start)
+        pos = text.find(piece, max(0, ws - len(piece)))
+        while 0 <= pos < nxt:
+            end = pos + len(piece)
+            if end >= ws:
+                size = (end - nxt if sizer.unit == "chars" else sizer.count(text[nxt:end])) \
+                    if end > nxt else 0
+                if size <= slack:
+                    cand = (int(size <= overlap), size, pos)
+                    best = cand if best is None or cand > best else best
+            pos = text.find(piece, pos + 1)
+        if best is None:
+            return None
+        out.append((best[2], best[2] + len(piece)))
+    out.reverse()
+    return out
+
+
 class Adapter:
     """One pipeline library, run for real; subclasses fill in the class attributes
     and :meth:`build` / :meth:`split`."""
@@ -145,6 +195,8 @@ class Adapter:
     own_options: ClassVar[tuple[str, ...]] = ("splitter", "approximate")
     #: the library may rewrite chunk text: ``approximate = true`` is offered
     rewrites_text: ClassVar[bool] = False
+    #: the library leaves no text out (only whitespace between chunks)
+    covers_text: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -258,9 +310,16 @@ class Adapter:
         from .pipeline import locate
 
         texts = [p.text for p in pieces]
+        tracked_overlap = self.tracked_overlap(splitter, sizer, overlap, options)
         try:
             spans = locate(text, texts, sizer, splitter=splitter, label=self.name,
-                           overlap=self.tracked_overlap(splitter, sizer, overlap, options))
+                           overlap=tracked_overlap)
+            if tracked_overlap and self.covers_text and gaps(text, spans):
+                # on periodic text the forward search can take too much overlap and
+                # leave text out later; place the chunks again from the end
+                again = place_backward(text, texts, sizer, tracked_overlap)
+                if again is not None and not gaps(text, again):
+                    spans = again
             return spans, "tracked"
         except ValueError as exc:
             if approximate and self.rewrites_text:
