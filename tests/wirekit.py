@@ -8,6 +8,7 @@ produce. Every wait is a generous guard against hangs, never a speed check.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -22,9 +23,10 @@ def frame(message: Any, *, header: str = "Content-Length", eol: bytes = b"\r\n")
 
 
 class RawServer:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
         self.proc = subprocess.Popen([*SERVER_COMMAND, *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**os.environ, **(env or {})}, cwd=cwd)
         self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()

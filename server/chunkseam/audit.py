@@ -67,7 +67,7 @@ def read_source(path: str | Path) -> str:
 def decode_source(data: bytes) -> str:
     """The text of a file's bytes (UTF-8, BOM dropped), or :class:`SourceError` saying why not."""
     if b"\x00" in data[:8192]:
-        raise SourceError("binary file (contains NUL bytes), skipped")
+        raise SourceError(_nul_reason(data))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -75,6 +75,24 @@ def decode_source(data: bytes) -> str:
         raise SourceError(f"not UTF-8: invalid byte 0x{data[exc.start]:02x} at byte {exc.start} "
                           f"(line {line}), skipped") from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _nul_reason(data: bytes) -> str:
+    """Why a file with NUL bytes is skipped: UTF-16/32 text is named as such."""
+    boms = ((b"\xff\xfe\x00\x00", "UTF-32 LE"), (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+            (b"\xff\xfe", "UTF-16 LE"), (b"\xfe\xff", "UTF-16 BE"))
+    found = next((name for bom, name in boms if data.startswith(bom)), None)
+    if found is None:
+        head = data[:8192]
+        even, odd = head[0::2], head[1::2]
+        # ASCII-range text in UTF-16 without a byte order mark: every other byte is NUL
+        if len(head) >= 4 and odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+            found = "UTF-16 LE"
+        elif len(head) >= 4 and even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+            found = "UTF-16 BE"
+    if found is not None:
+        return f"{found} text, not UTF-8: convert it to UTF-8 to check it, skipped"
+    return "binary file (contains NUL bytes), skipped"
 
 
 # --- bounded parallel map (keeps memory flat on huge inputs) -------------------------------
@@ -154,10 +172,14 @@ def parse_line(raw: str, line_no: int) -> DumpChunk | DumpError | None:
     raw = raw.strip()
     if not raw:
         return None
+    if line_no == 1 and raw.startswith("\ufeff"):  # a UTF-8 byte order mark
+        raw = raw[1:].strip()
     try:
         obj = json.loads(raw)
     except ValueError as exc:
         return DumpError(line_no, f"malformed JSON line: {exc}")
+    except RecursionError:
+        return DumpError(line_no, "malformed JSON line: nested too deeply")
     return parse_object(obj, line_no)
 
 
@@ -228,6 +250,9 @@ def array_items(text: str, on_error: Callable[[DumpError], None]) -> Iterator[tu
             obj, end = decoder.raw_decode(text, i)
         except ValueError as exc:
             on_error(DumpError(line, f"malformed JSON array element: {exc}"))
+            return
+        except RecursionError:
+            on_error(DumpError(line, "malformed JSON array element: nested too deeply"))
             return
         item += 1
         yield line, obj, item
@@ -340,6 +365,8 @@ class AuditJob:
     source_root: str | None
     settings: Any
     fingerprints: bool = True
+    #: read sources outside ``source_root`` (else they are refused: a dump is untrusted input)
+    allow_outside_root: bool = False
 
 
 def _resolve_source(source: str, root: str | None) -> Path:
@@ -351,6 +378,21 @@ def _resolve_source(source: str, root: str | None) -> Path:
     if not p.is_absolute() and root:
         p = Path(root) / p
     return p
+
+
+def outside_root(path: Path, root: str | None) -> str | None:
+    """Why ``path`` may not be read as a source, or None: a dump's ``source``
+    must stay inside the source root (the current directory by default),
+    after resolving ``..`` and symbolic links."""
+    try:
+        base = Path(root or ".").resolve()
+        real = path.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the path
+        return f"cannot be resolved ({exc})"
+    if real == base or base in real.parents:
+        return None
+    where = f"--source-root {root}" if root else "the current directory (no --source-root)"
+    return f"is outside {where}; not read (pass --allow-outside-root to read it)"
 
 
 def audit_group(job: AuditJob) -> FileResult:
@@ -368,10 +410,14 @@ def audit_group(job: AuditJob) -> FileResult:
     src_path: Path | None = None
     if g.source:
         src_path = _resolve_source(g.source, job.source_root)
-        try:
-            text = read_source(src_path)
-        except SourceError as exc:
-            reason = f"source {src_path} not readable: {exc}"
+        refused = None if job.allow_outside_root else outside_root(src_path, job.source_root)
+        if refused is not None:
+            reason = f"source {g.source} {refused}"
+        else:
+            try:
+                text = read_source(src_path)
+            except SourceError as exc:
+                reason = f"source {src_path} not readable: {exc}"
     if text is not None:
         misplaced: list[tuple[int, int, int]] = []
         spans, reason = locate(text, g.chunks, misplaced)

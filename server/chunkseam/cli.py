@@ -6,8 +6,9 @@ or above ``--fail-on``; 1 issues found (or ``--max-rate`` exceeded); 2 usage,
 configuration or I/O error (unreadable files are reported on stderr as
 ``path: error: …``, skipped, and make the run end with 2).
 
-Nothing here writes to the files being checked; the only files written are
-the ones named by ``--html``, ``--output`` and ``--write-baseline``.
+Nothing here writes to the files being checked, except ``lint --fix`` (the
+verified fixes of :mod:`chunkseam.fixes`); the other files written are the
+ones named by ``--html``, ``--output`` and ``--write-baseline``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from . import __version__
 from .analysis import ChunkerOptionError
+from .budget import BudgetExceeded
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
 from .report import FileResult, Summary, eprint, error_line, failing, plural, summarize, use_color
@@ -237,6 +239,41 @@ def chunkers_help() -> str:
     return "\n".join(lines)
 
 
+def _complete_chunker(prefix: str, **_: Any) -> list[str]:
+    from . import chunkers
+
+    return [n for n in chunkers.names() if n.startswith(prefix)]
+
+
+def _complete_rules(prefix: str, **_: Any) -> list[str]:
+    """Rule codes and names for comma-separated selector lists (completes the last item)."""
+    from .checks.registry import RULES
+
+    head, _, last = prefix.rpartition(",")
+    head = head + "," if head else ""
+    words = ["ALL", *RULES, *(r.name for r in RULES.values())]
+    return [head + w for w in words if w.lower().startswith(last.lower())]
+
+
+def _completers(subparsers: dict[str, argparse.ArgumentParser]) -> None:
+    """Value completion for shell completion (argcomplete reads ``action.completer``)."""
+    for p in subparsers.values():
+        for action in p._actions:
+            if "--chunker" in action.option_strings:
+                action.completer = _complete_chunker  # type: ignore[attr-defined]
+            elif {"--select", "--extend-select", "--ignore"} & set(action.option_strings):
+                action.completer = _complete_rules  # type: ignore[attr-defined]
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import argcomplete
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise UsageError(f"error: shell completion needs argcomplete: {exc}") from None
+    sys.stdout.write(argcomplete.shellcode(["chunkseam"], shell=args.shell))
+    return EXIT_OK
+
+
 def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
     """Add the chunker list and the examples to the ``--help`` of a chunking subcommand."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -275,6 +312,13 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
+    fx = p.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="apply the fixes that are verified to remove their issue without adding "
+                         "errors or warnings, then report what remains")
+    fx.add_argument("--diff", action="store_true",
+                    help="print the verified fixes as a unified diff instead of applying them "
+                         "(exit 1 if there are any, 0 if none); writes nothing")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
     p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
@@ -303,9 +347,20 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("dump", metavar="DUMP", help="JSON Lines (one chunk per line) or a JSON array of chunks: "
                    "records, LangChain Documents or LlamaIndex TextNodes ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
+    p.add_argument("--allow-outside-root", action="store_true",
+                   help="read 'source' files outside --source-root (default: only files inside it, "
+                        "or inside the current directory without --source-root)")
     _chunking_options(p)
     _rule_options(p)
     _report_options(p, REPORT_FORMATS)
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script for a shell. Install it with e.g.\n"
+                                   "  chunkseam completion bash > ~/.local/share/bash-completion/completions/chunkseam\n"
+                                   "  chunkseam completion zsh > \"${fpath[1]}/_chunkseam\"\n"
+                                   "  chunkseam completion fish > ~/.config/fish/completions/chunkseam.fish",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
 
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
@@ -333,6 +388,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
 
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    _completers(sub.choices)
     if help_requested:  # listing the chunkers imports them: only for --help
         for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
             _help_with_chunkers(sub.choices[name])
@@ -412,7 +468,10 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
-    return open(path, "w", encoding="utf-8")
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(error_line(path, f"cannot write the output: {exc.strerror or exc}")) from None
 
 
 # --- lint ---------------------------------------------------------------------------------------------
@@ -434,7 +493,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     doc = Document(text, path=path)
     try:
         analysis = analyze(doc, settings)
-    except ChunkerOptionError as exc:  # bad chunker settings for this file
+    except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
         return FileResult(path=path, error=str(exc))
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
@@ -460,6 +519,9 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     from .baseline import Baseline, BaselineError
 
     base = None
+    if args.write_baseline and not Path(args.write_baseline).absolute().parent.is_dir():
+        raise UsageError(error_line(args.write_baseline, "cannot write the baseline: "
+                                    "its directory does not exist"))
     if args.baseline and not args.write_baseline:
         try:
             base = Baseline.load(args.baseline)
@@ -498,7 +560,10 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             else:
                 kept.append(r)
         if args.write_baseline:
-            n = Baseline.write(args.write_baseline, all_records)
+            try:
+                n = Baseline.write(args.write_baseline, all_records)
+            except BaselineError as exc:
+                raise UsageError(str(exc)) from None
             eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
             return EXIT_ERROR if errors else EXIT_OK
         # nothing could be checked (`lint nope.md`): the errors on stderr are the whole answer
@@ -566,7 +631,99 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
                                        for r in list(cache._cache.values())))[:5]:
             eprint(line)
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        code = _fix_files(args, items, errors)
+        if args.diff:
+            return code
     return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+
+
+def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:
+    """(path, old text, new text, fixes applied, error) of one file's verified
+    fixes (runs in a worker process with --jobs); nothing is written here."""
+    from .audit import SourceError, read_source
+    from .document import Document
+    from .fixes import fix_all
+
+    path, settings = item
+    try:
+        text = read_source(path)
+    except SourceError as exc:
+        return path, None, None, [], str(exc)
+    try:
+        done = fix_all(Document(text, path=path), settings)
+    except ChunkerOptionError as exc:
+        return path, None, None, [], str(exc)
+    except Exception as exc:  # a bug must not stop the run, nor touch the file
+        return path, None, None, [], f"internal error while fixing: {type(exc).__name__}: {exc}"
+    if not done.changed or done.doc.text == text:
+        return path, text, None, [], None
+    return path, text, done.doc.text, done.applied, None
+
+
+def _write_fixed(path: str, new_text: str) -> None:
+    """Replace ``path``'s text, keeping its BOM, mode and line endings (the
+    fixes insert the file's own), through a temporary file in its directory."""
+    import tempfile
+
+    p = Path(path)
+    with open(p, "rb") as f:
+        bom = f.read(3) == b"\xef\xbb\xbf"
+    data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
+    mode = os.stat(p).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
+               errors: list[dict[str, Any]]) -> int:
+    """``--diff``: print the diffs, exit 1 if any; ``--fix``: write the fixed
+    files (the report of what remains follows)."""
+    import difflib
+
+    fixed_files = fixes_total = 0
+    for path, old, new, applied, error in _map(fix_one, items, args.jobs):
+        if error is not None:
+            eprint(error_line(path, error))
+            errors.append({"path": path, "message": error})
+            continue
+        if new is None or old is None:
+            continue
+        fixed_files += 1
+        fixes_total += len(applied)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True),
+                fromfile=path, tofile=path))
+            if not new.endswith(("\n", "\r")):
+                sys.stdout.write("\n\\ No newline at end of file\n")
+        else:
+            try:
+                _write_fixed(path, new)
+            except OSError as exc:
+                message = f"could not write the fixes: {exc.strerror or exc}"
+                eprint(error_line(path, message))
+                errors.append({"path": path, "message": message})
+                fixes_total -= len(applied)
+                fixed_files -= 1
+    noun = f"{fixes_total} fix{'es' if fixes_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}"
+    if args.diff:
+        eprint(f"would apply {noun}" if fixes_total else "no fixes would be applied")
+        if errors:
+            return EXIT_ERROR
+        return EXIT_ISSUES if fixes_total else EXIT_OK
+    eprint(f"applied {noun}" if fixes_total else "no fixes applied")
+    return EXIT_OK
 
 
 def _map(func, items, jobs: int):
@@ -831,7 +988,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return lines
 
     groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root) for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
@@ -946,7 +1103,7 @@ def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> t
     from .chunkers import explain_route
     from .document import kind_for
 
-    name, why = explain_route(target, kind_for(target), r.settings.chunkers)
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers, r.settings.config_root)
     if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
         why += f" in {r.sources['chunkers']}"
     return key, name, why
@@ -1044,6 +1201,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "audit": cmd_audit,
     "rule": cmd_rule,
+    "completion": cmd_completion,
     "config": cmd_config,
     "init": cmd_init,
 }
@@ -1056,6 +1214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
         return cmd_server(argv[argv.index("server") + 1:])
     parser = build_parser(help_requested=any(a in ("-h", "--help") for a in argv))
+    if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `chunkseam completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # exits after answering
     args, extras = parser.parse_known_args(argv)
     if extras:
         sub = (getattr(args, "_subparsers", None) or {}).get(getattr(args, "command", None))
@@ -1083,6 +1245,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+    except Exception as exc:  # never a traceback (exit 1 would read as "issues found")
+        if os.environ.get("CHUNKSEAM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
+               + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
+        return EXIT_ERROR
 
 
 def _config_message(exc: ConfigError) -> str:

@@ -69,6 +69,14 @@ class Settings:
     #: language server only
     debounce_ms: int = 300
     enable: bool = True
+    #: chunks as document symbols (Outline, breadcrumbs) and as folding ranges: off by
+    #: default, so that the editor's own headings, functions and folds stay
+    chunk_symbols: bool = False
+    chunk_folding: bool = False
+    #: not a configuration key: the directory path patterns (include, exclude,
+    #: per-file-ignores, chunkers) are anchored at — the configuration file's
+    #: directory, set by chunkseam.config.resolve; None = the current directory
+    config_root: str | None = field(default=None, compare=False, metadata={"internal": True})
 
     def with_(self, **changes: Any) -> "Settings":
         return replace(self, **changes)

@@ -204,6 +204,18 @@ class Adapter:
 
     # --- the library ------------------------------------------------------
 
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None;
+        checked without importing the library (``--help``, configuration checks)."""
+        import importlib.util
+
+        top = self.module.split(".")[0]
+        try:
+            found = importlib.util.find_spec(top) is not None  # the top package only: nothing imported
+        except (ImportError, ValueError):
+            found = False
+        return None if found else f'the "{self.name}" chunker needs {top}: pip install "chunkseam[{self.extra}]"'
+
     def library(self) -> Any:
         try:
             return importlib.import_module(self.module)

@@ -7,7 +7,8 @@
      "chunks": [{"index", "range", "startOffset", "endOffset", "startLine", "endLine",
                  "tokens", "unit", "headingPath", "strategy", "oversize",
                  "overlapPrevious" (size of the overlap with the previous chunk),
-                 "overlapRange" (its range, or null), "issues", "title"}, …]}
+                 "overlapRange" (its range, or null), "issues" (the issues the chunk is
+                 charged with: each issue counts on one chunk), "title"}, …]}
 
 ``chunkseam/stats`` answers::
 
@@ -64,6 +65,8 @@ def _common(result: "Result") -> dict[str, Any]:
         "overlap": getattr(s, "overlap", None),
         "enabled": not result.disabled,
         "error": result.error,
+        # errors of the configuration (a broken config file, bad values), for a status bar
+        "configErrors": [str(e) for e in result.config_errors if not getattr(e, "warning", False)],
     }
 
 
