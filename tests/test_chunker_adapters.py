@@ -285,6 +285,13 @@ def test_verified_native_rejects_wrong_copies_and_disorder():
     # under overlap 0 a chunk may not start inside the previous one
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc", 4, 7)], TOK,
                                    lambda s, e, start: False) is None
+    # with an overlap, a start inside the previous chunk is measured only when the
+    # chunk's text occurs again later (the wrong-copy case)
+    unique = "alpha beta gamma delta"
+    assert adapter.verified_native(unique, [P("alpha beta gamma", 0, 16), P("gamma delta", 11, 22)],
+                                   TOK, lambda s, e, start: False, 3) == [(0, 16), (11, 22)]
+    assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
+                                   lambda s, e, start: False, 3) is None
     # within an allowed overlap it is taken
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
                                    lambda s, e, start: e - start <= 3) == [(0, 7), (4, 11)]

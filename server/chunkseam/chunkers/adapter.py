@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -45,6 +46,7 @@ from ..document import Document
 from ..tokens import Sizer
 
 ENTRY_POINT_GROUP = "chunkseam.chunkers"
+_NON_SPACE = re.compile(r"\S")
 _entry_points_loaded = False
 _CACHE_SIZE = 16
 
@@ -76,12 +78,15 @@ def freeze(options: dict[str, Any]) -> str:
 
 
 def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
-                    overlap_ok: Any = None) -> list[tuple[int, int]] | None:
+                    overlap_ok: Any = None, overlap: int = 0) -> list[tuple[int, int]] | None:
     """The library's own offsets if every one checks out, else None.
 
     ``overlap_ok(prev_start, prev_end, start)`` says whether a chunk starting at
     ``start`` inside the previous chunk is within the library's overlap (None:
-    not checked); a chunk starting at or after the previous end always is."""
+    not checked); a chunk starting at or after the previous end always is. With
+    an ``overlap``, a start inside the previous chunk is only measured when the
+    chunk's text occurs again later, before the text after the previous chunk
+    (the wrong-copy case): otherwise no other placement exists."""
     spans: list[tuple[int, int]] = []
     for p in pieces:
         if not isinstance(p.start, int) or not isinstance(p.end, int):
@@ -92,9 +97,14 @@ def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
             prev_start, prev_end = spans[-1]
             if p.start < prev_start:
                 return None
-            if (overlap_ok is not None and p.start < prev_end
-                    and not overlap_ok(prev_start, prev_end, p.start)):
-                return None
+            if overlap_ok is not None and p.start < prev_end:
+                ambiguous = True
+                if overlap:
+                    after = _NON_SPACE.search(text, prev_end)
+                    limit = (after.start() if after else len(text)) + len(p.text)
+                    ambiguous = text.find(p.text, p.start + 1, limit) >= 0
+                if ambiguous and not overlap_ok(prev_start, prev_end, p.start):
+                    return None
         spans.append((p.start, p.end))
     return spans
 
@@ -278,7 +288,8 @@ class Adapter:
         if sizer.unit == "chars":
             return lambda _s, e, start: e - start <= overlap
         slack = overlap + max(4, overlap // 4)  # a region counted in context can differ
-        return lambda _s, e, start: sizer.count(text[start:e]) <= slack
+        # a token is at least one character: a short region needs no counting
+        return lambda _s, e, start: e - start <= slack or sizer.count(text[start:e]) <= slack
 
     def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,
                         options: dict[str, Any]) -> int:
@@ -294,13 +305,13 @@ class Adapter:
         options = dict(options)
         splitter = options.pop("splitter", None) or self.default
         options.pop("approximate", None)
-        cls = self.resolve_class(splitter)
-        self.check_options(cls, splitter, options)
         key = (splitter, sizer.unit, sizer.name, id(sizer), size, overlap, freeze(options))
         with self._lock:
             hit = self._cache.get(key)
-        if hit is not None:
-            return splitter, hit
+        if hit is not None and hit[0] is sizer:  # options checked when it was built
+            return splitter, hit[1]
+        cls = self.resolve_class(splitter)
+        self.check_options(cls, splitter, options)
         try:
             built = self.build(cls, splitter, sizer, size, overlap, options)
         except TypeError as exc:
@@ -308,7 +319,7 @@ class Adapter:
         with self._lock:
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache.setdefault(key, built)
+            self._cache[key] = (sizer, built)  # the sizer kept: its id is not reused
         return splitter, built
 
     def resolve_spans(self, text: str, pieces: list[Piece], *, built: Any, splitter: str,
@@ -316,7 +327,7 @@ class Adapter:
                       approximate: bool) -> tuple[list[tuple[int, int]], str]:
         pieces = [p for p in pieces if p.text]
         check = self.overlap_check(built, splitter, text, sizer, size, overlap, options)
-        native = verified_native(text, pieces, sizer, check)
+        native = verified_native(text, pieces, sizer, check, overlap)
         if native is not None:
             return native, "native"
         from .pipeline import locate
