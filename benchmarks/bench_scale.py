@@ -133,7 +133,7 @@ def main() -> None:
             w2, c2, _ = measure(["audit", str(dump), "--scheduler", "local", "--jobs", "2", "--fail-on", "never",
                                  "--output-dir", str(Path(tmp) / "parts")])
             print(f"audit {a.dask_lines:,} lines: single process {w1:6.1f} s wall ({c1:5.1f} s CPU), "
-                  f"Dask LocalCluster(2) {w2:6.1f} s wall ({c2:5.1f} s CPU, client only), "
+                  f"Dask LocalCluster(2) {w2:6.1f} s wall ({c2:5.1f} s CPU, client and local workers), "
                   f"ratio {w1 / w2:.2f}x; a LocalCluster starts and stops in {started:.1f} s")
         dump.unlink()
 

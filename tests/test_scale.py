@@ -283,3 +283,14 @@ def test_cluster_ranges_start_on_document_boundaries(tmp_path: Path) -> None:
         first = json.loads(data[start:data.index(b"\n", start)])
         before = json.loads(data[data.rindex(b"\n", 0, start - 1) + 1:start])
         assert first["chunk_index"] == 0 and before["doc_id"] != first["doc_id"]
+
+
+def test_a_fifo_or_missing_tokenizer_file_with_the_cache_on_is_a_clear_error(work: Path, tmp_path: Path,
+                                                                            capsys) -> None:
+    fifo = tmp_path / "enc.tiktoken"
+    os.mkfifo(fifo)  # would block whoever reads it
+    for tok in (fifo, tmp_path / "missing.tiktoken"):
+        (tmp_path / "chunkseam.toml").write_text(f'tiktoken-file = "{tok}"\n', encoding="utf-8")
+        rc, _, err = run(capsys, "lint", "docs", "--cache-dir", str(tmp_path / "cache"))
+        assert rc == 2 and str(tok) in err, err
+        assert "internal error" not in err

@@ -706,7 +706,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
         return _finish(args, [lint_one((name, settings, text))], [])
     cache = SettingsCache(args)
     top = cache.settings(None)
-    _check_tokenizer(top)
+    if args.no_cache or getattr(args, "fix", False) or getattr(args, "diff", False):
+        _check_tokenizer(top)
+    # else checked on the first file the cache cannot answer (an unchanged corpus loads no tokenizer)
     top_resolved = cache.resolved(None)
     base = top_resolved.config_file.parent if top_resolved.config_file else None
     disc = discover(args.paths or ["."], top.include, top.exclude, respect_gitignore=args.respect_gitignore,
@@ -732,7 +734,21 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if args.diff:
             return code
     func, work = _cached_items(args, items)
-    return _finish(args, _progress(_map(func, work, args.jobs), len(items), args, "linting"), errors)
+    results = _map(func, work, args.jobs)
+    if func is lint_cached:
+        results = _check_on_first_miss(results, top)
+    return _finish(args, _progress(results, len(items), args, "linting"), errors)
+
+
+def _check_on_first_miss(results: Iterable[FileResult], settings: Settings):
+    """The results, with the tokenizer checked (a clear usage error) before the first one
+    that the cache did not answer."""
+    checked = False
+    for r in results:
+        if not checked and not getattr(r, "cached", False):
+            _check_tokenizer(settings)
+            checked = True
+        yield r
 
 
 def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:

@@ -46,17 +46,31 @@ def default_dir() -> Path:
     return Path(platformdirs.user_cache_dir("chunkseam", appauthor=False))
 
 
+#: a tokenizer file larger than this is not hashed (tiktoken's are a few MB; loading refuses huge ones)
+MAX_HASHED = 256 * 1024 * 1024
+
+
 def _file_digest(path: str) -> str:
-    st = os.stat(path)
-    key = (path, st.st_size, st.st_mtime_ns)
-    got = _tokenizer_hashes.get(key)
-    if got is None:
-        h = hashlib.blake2b(digest_size=16)
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        got = _tokenizer_hashes[key] = h.hexdigest()
-    return got
+    """The BLAKE2b of a regular file's bytes; a FIFO, a device or a huge file (which the
+    tokenizer refuses to load anyway) is never read: its key is its kind, size and mtime."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HASHED:
+            return f"unhashed:{stat.S_IFMT(st.st_mode)}:{st.st_size}:{st.st_mtime_ns}"
+        key = (path, st.st_size, st.st_mtime_ns)
+        got = _tokenizer_hashes.get(key)
+        if got is None:
+            h = hashlib.blake2b(digest_size=16)
+            with os.fdopen(os.dup(fd), "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            got = _tokenizer_hashes[key] = h.hexdigest()
+        return got
+    finally:
+        os.close(fd)
 
 
 def settings_key(settings: Any) -> str:
