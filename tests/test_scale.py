@@ -294,3 +294,23 @@ def test_a_fifo_or_missing_tokenizer_file_with_the_cache_on_is_a_clear_error(wor
         rc, _, err = run(capsys, "lint", "docs", "--cache-dir", str(tmp_path / "cache"))
         assert rc == 2 and str(tok) in err, err
         assert "internal error" not in err
+
+
+def test_a_dump_not_grouped_by_document_is_shuffled_with_a_warning(tmp_path: Path, capsys, monkeypatch) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(tmp_path)
+    text = ("The retry loop waits one second, then two, then four. It keeps doubling the wait until it "
+            "reaches a minute. After that it gives up and reports the error to the caller.\n\n") * 6
+    docs = {f"d{d}": [text[s:s + 150] for s in range(0, len(text), 150)] for d in range(12)}
+    grouped = [{"doc_id": d, "chunk_index": i, "text": t} for d, ts in docs.items() for i, t in enumerate(ts)]
+    # the same chunks, each document's scattered through the dump (chunk order kept)
+    scattered = sorted(grouped, key=lambda r: (r["chunk_index"], r["doc_id"]))
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in grouped), encoding="utf-8")
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in scattered), encoding="utf-8")
+    rc, out, err = run(capsys, "audit", "g.jsonl", "--format", "json")
+    truth = json.loads(out)
+    assert truth["summary"]["files"] == 12 and truth["summary"]["issues"] > 0
+    rc, out, err = run(capsys, "audit", "s.jsonl", "--scheduler", "local", "--jobs", "2", "--output-dir", "parts")
+    assert "not grouped by document" in err and "shuffling" in err
+    merged = json.loads((tmp_path / "parts" / "summary.json").read_text(encoding="utf-8"))["summary"]
+    assert merged == truth["summary"]  # each document audited whole, as in the grouped dump

@@ -1204,16 +1204,15 @@ def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: s
         raise UsageError(error_line(args.dump, "No such file" if not Path(args.dump).exists()
                                     else "not a regular file"))
     try:
-        summary, modes, errors, fails, grouped = run(
+        summary, modes, errors, fails, _ = run(
             args.dump, dump_name, args.scheduler, args.jobs, settings, args.source_root,
             args.allow_outside_root, args.output_dir, "sarif" if args.format == "sarif" else "jsonl",
-            args.fail_on)
+            args.fail_on, on_shuffle=lambda: eprint(
+                f"warning: {dump_name}: the dump is not grouped by document (a document's chunks are not "
+                "consecutive lines): shuffling it by doc_id so that each document is audited whole; this "
+                "moves every chunk between workers once more (sort the dump by doc_id to avoid it)"))
     except (ValueError, RuntimeError, OSError) as exc:
         raise UsageError(f"error: {exc}") from None
-    if not grouped:
-        eprint(f"warning: {dump_name}: a document's chunks are not consecutive lines (the dump is not "
-               "grouped by document), so a document split over parts was audited as several; sort the "
-               "dump by doc_id (or run without --scheduler) for a true result")
     for e in errors:
         eprint(f"{e['path']}:{e['line']}: error: {e['message'].split(': ', 1)[-1]}" if "line" in e
                else error_line(e["path"], e["message"]))

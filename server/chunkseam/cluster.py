@@ -134,11 +134,9 @@ def audit_range(url: str, dump_name: str, start: int, end: int, first_line: int,
                 settings: Any, source_root: str | None, allow_outside_root: bool, out_dir: str,
                 fmt: str, fail_on: str) -> PartResult:
     """Audit the documents of one byte range; full records to a part file, a summary back."""
-    from . import report
-    from .audit import AuditJob, DumpError, audit_group, read_groups
+    from .audit import DumpError, read_groups
 
-    result = PartResult(index)
-    errors = result.errors
+    errors: list[dict[str, Any]] = []
 
     def on_error(e: DumpError) -> None:
         errors.append({"path": dump_name, "line": e.line, "message": f"line {e.line}: {e.message}"})
@@ -151,6 +149,18 @@ def audit_range(url: str, dump_name: str, start: int, end: int, first_line: int,
                 continue
             yield raw
 
+    groups = read_groups(lines(), on_error, first_line=first_line)
+    return _audit_groups(groups, index, dump_name, settings, source_root, allow_outside_root, out_dir, fmt,
+                         fail_on, errors)
+
+
+def _audit_groups(groups: Any, index: int, dump_name: str, settings: Any, source_root: str | None,
+                  allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str,
+                  errors: list[dict[str, Any]]) -> PartResult:
+    from . import report
+    from .audit import AuditJob, audit_group
+
+    result = PartResult(index, errors=errors)
     summary = report.Summary()
     modes = {"source-aware": 0, "text-only": 0}
     name = f"part-{index:05d}.{'sarif' if fmt == 'sarif' else 'jsonl'}"
@@ -163,7 +173,7 @@ def audit_range(url: str, dump_name: str, start: int, end: int, first_line: int,
         out = open(_join(out_dir, name), "w", encoding="utf-8")  # noqa: SIM115
     with out:
         stream = report.SarifStream(out) if fmt == "sarif" else report.JsonLinesStream(out)
-        for group in read_groups(lines(), on_error, first_line=first_line):
+        for group in groups:
             if group.key is not None:
                 result.keys.add(_digest(group.key))
             result.repeated = result.repeated or group.repeated
@@ -182,6 +192,53 @@ def audit_range(url: str, dump_name: str, start: int, end: int, first_line: int,
     result.summary = _summary_state(summary)
     result.modes = modes
     return result
+
+
+def keyed_lines(url: str, start: int, end: int, first_line: int) -> list[tuple[str, int, Any]]:
+    """(document key, line, parsed object) of each chunk line of a range; ("\0error", line,
+    message) for a line that is not a chunk (for the shuffle of a dump not grouped by document)."""
+    from .audit import DumpChunk, DumpError, parse_line
+
+    out: list[tuple[str, int, Any]] = []
+    for n, raw in enumerate(_lines(_read(url, start, end)), first_line):
+        if any("\udc80" <= ch <= "\udcff" for ch in raw):
+            out.append(("\0error", n, "not UTF-8"))
+            continue
+        item = parse_line(raw, n)
+        if isinstance(item, DumpError):
+            out.append(("\0error", n, item.message))
+        elif isinstance(item, DumpChunk):
+            key = item.doc_id if item.doc_id is not None else item.source
+            out.append(("k" + json.dumps(key), n, json.loads(raw.strip().lstrip("\ufeff"))))
+    return out
+
+
+def audit_shuffled(groups: list[tuple[str, list[tuple[str, int, Any]]]], index: int, dump_name: str,
+                   settings: Any, source_root: str | None, allow_outside_root: bool, out_dir: str,
+                   fmt: str, fail_on: str) -> PartResult:
+    """Audit whole documents gathered by the shuffle (each group: one document's lines)."""
+    from .audit import DumpError, read_groups
+
+    errors: list[dict[str, Any]] = []
+    docs = []
+    for key, rows in groups:
+        rows = sorted(rows, key=lambda r: r[1])
+        if key == "\0error":
+            errors.extend({"path": dump_name, "line": n, "message": f"line {n}: {m}"} for _, n, m in rows)
+        else:
+            docs.append(rows)
+    docs.sort(key=lambda rows: rows[0][1])  # documents in the order they start in the dump
+
+    def triples():
+        for rows in docs:
+            for _, n, obj in rows:
+                yield (n, obj, None)
+
+    def on_error(e: DumpError) -> None:
+        errors.append({"path": dump_name, "line": e.line, "message": f"line {e.line}: {e.message}"})
+
+    return _audit_groups(read_groups(triples(), on_error), index, dump_name, settings, source_root,
+                         allow_outside_root, out_dir, fmt, fail_on, errors)
 
 
 def _summary_state(s: Any) -> dict[str, Any]:
@@ -220,8 +277,8 @@ def merge(parts: list[PartResult]) -> tuple[Any, dict[str, int], list[dict[str, 
 
 
 def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, source_root: str | None,
-        allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str) -> tuple[Any, dict[str, int],
-                                                                                 list[dict[str, Any]], bool, bool]:
+        allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str,
+        on_shuffle: Any = None) -> tuple[Any, dict[str, int], list[dict[str, Any]], bool, bool]:
     """Audit the dump on the cluster at ``scheduler`` (``local``: a LocalCluster of ``workers``)."""
     try:
         from dask.distributed import Client, LocalCluster
@@ -254,6 +311,21 @@ def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, s
                                  allow_outside_root, out_dir, fmt, fail_on, pure=False)
                    for i, (a, b) in enumerate(ranges)]
         parts = client.gather(futures)
+        *_, grouped = merge(parts)
+        if not grouped:  # a document's chunks in several places: gather each document whole, again
+            if on_shuffle is not None:
+                on_shuffle()
+            import dask.bag as db
+            from dask import delayed
+
+            bag = db.from_delayed([delayed(keyed_lines)(url, a, b, firsts[i]) for i, (a, b) in enumerate(ranges)])
+            shuffled = bag.groupby(lambda row: row[0], shuffle="tasks", npartitions=len(ranges))
+            tasks = [delayed(audit_shuffled)(part, i, dump_name, settings, source_root, allow_outside_root,
+                                             out_dir, fmt, fail_on)
+                     for i, part in enumerate(shuffled.to_delayed())]
+            parts = client.gather(client.compute(tasks))
+            for p in parts:
+                p.keys, p.repeated = set(), False
     finally:
         client.close()
         if cluster is not None:
