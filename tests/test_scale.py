@@ -307,10 +307,11 @@ def test_a_dump_not_grouped_by_document_is_shuffled_with_a_warning(tmp_path: Pat
     scattered = sorted(grouped, key=lambda r: (r["chunk_index"], r["doc_id"]))
     (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in grouped), encoding="utf-8")
     (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in scattered), encoding="utf-8")
-    rc, out, err = run(capsys, "audit", "g.jsonl", "--format", "json")
+    rc1, out, err = run(capsys, "audit", "g.jsonl", "--format", "json")
+    assert rc1 in (0, 1), err
     truth = json.loads(out)
     assert truth["summary"]["files"] == 12 and truth["summary"]["issues"] > 0
-    rc, out, err = run(capsys, "audit", "s.jsonl", "--scheduler", "local", "--jobs", "2", "--output-dir", "parts")
-    assert "not grouped by document" in err and "shuffling" in err
+    rc2, _, err = run(capsys, "audit", "s.jsonl", "--scheduler", "local", "--jobs", "2", "--output-dir", "parts")
+    assert rc2 == rc1 and "not grouped by document" in err and "shuffling" in err
     merged = json.loads((tmp_path / "parts" / "summary.json").read_text(encoding="utf-8"))["summary"]
     assert merged == truth["summary"]  # each document audited whole, as in the grouped dump
