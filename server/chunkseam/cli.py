@@ -25,7 +25,7 @@ from .analysis import ChunkerOptionError
 from .budget import BudgetExceeded
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
-from .report import FileResult, Summary, eprint, error_line, failing, summarize, use_color
+from .report import FileResult, Summary, eprint, error_line, failing, plural, summarize, use_color
 from .settings import Settings
 
 EXIT_OK, EXIT_ISSUES, EXIT_ERROR = 0, 1, 2
@@ -42,6 +42,46 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 like ruff, message on stderr
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+#: option names users bring from other tools (LangChain, ruff, markdownlint) -> ours
+_FOREIGN_OPTIONS = {
+    "--chunk-size": "--size",
+    "--chunk_size": "--size",
+    "--chunk-overlap": "--overlap",
+    "--chunk_overlap": "--overlap",
+    "--output-format": "--format",
+    "--output-file": "--output",
+    "--splitter": "--chunker",
+    "--strategy": "--chunker",
+    "--exclude": "--ignore",
+    "--disable": "--ignore",
+    "--enable": "--extend-select",
+}
+
+
+def closest_option(parser: argparse.ArgumentParser, given: str) -> str | None:
+    """The option of ``parser`` closest to the unknown ``given`` (for "did you mean")."""
+    import difflib
+
+    name = given.split("=", 1)[0]
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    alias = _FOREIGN_OPTIONS.get(name)
+    if alias in known:
+        return alias
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
+    """Report unknown arguments with the usage of the subcommand they were given to."""
+    options = [a for a in extras if a.startswith("-") and a != "-"]
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    if options:
+        hint = closest_option(parser, options[0])
+        if hint:
+            message += f" (did you mean {hint}?)"
+    parser.error(message)
 
 
 def _positive_int(text: str) -> int:
@@ -91,15 +131,46 @@ def _jobs(text: str) -> int:
 
 def _chunking_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("chunking (override the config file)")
-    g.add_argument("--chunker", metavar="NAME", help="chunking strategy (default: by file type)")
-    g.add_argument("--size", type=_positive_int, metavar="N", help="chunk size budget")
-    g.add_argument("--overlap", type=_nonneg_int, metavar="N", help="overlap between neighbours")
-    g.add_argument("--unit", choices=("tokens", "chars"), help="size unit")
+    g.add_argument("--chunker", metavar="NAME",
+                   help="chunking strategy (default: by file type; see the list below)")
+    g.add_argument("--size", type=_positive_int, metavar="N", help="chunk size budget (default: 400)")
+    g.add_argument("--overlap", type=_nonneg_int, metavar="N",
+                   help="overlap between neighbours (default: 0)")
+    g.add_argument("--unit", choices=("tokens", "chars"), help="size unit (default: tokens)")
     g.add_argument("--encoding", metavar="NAME", help="tiktoken encoding (default cl100k_base)")
     g.add_argument("--tiktoken-file", metavar="FILE", help="a local .tiktoken encoding file")
     g.add_argument("--approximate-tokens", action="store_true", default=None,
                    help="count tokens approximately when no exact encoding can be had")
     g.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
+
+
+def _stdin_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the path of the text read from stdin ('-'): picks the chunker, the config "
+                        "file and per-file settings, and names it in messages")
+
+
+def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
+    """(display path, text) of the document piped on stdin."""
+    from .audit import SourceError, decode_source
+
+    name = getattr(args, "stdin_filename", None) or "-"
+    try:
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        return name, decode_source(data)
+    except SourceError as exc:
+        raise UsageError(error_line(name, str(exc))) from None
+    except OSError as exc:
+        raise UsageError(error_line(name, exc.strerror or str(exc))) from None
+
+
+def _reads_stdin(args: argparse.Namespace, given: list[str]) -> bool:
+    """``-`` as the input, or (like ruff) ``--stdin-filename`` with no input named."""
+    if "-" in given:
+        if len(given) > 1:
+            raise UsageError("error: '-' (stdin) cannot be combined with other paths")
+        return True
+    return not given and bool(getattr(args, "stdin_filename", None))
 
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
@@ -125,29 +196,96 @@ def _report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
 
 
-def build_parser() -> argparse.ArgumentParser:
+_COLOR_HELP = "colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)"
+
+
+def _global_options() -> argparse.ArgumentParser:
+    """Options accepted before and after the subcommand (``chunkseam lint --color always``)."""
+    common = argparse.ArgumentParser(add_help=False)
+    g = common.add_argument_group("global options")
+    # SUPPRESS: given after the subcommand it overrides the top-level value, else leaves it alone
+    g.add_argument("--color", choices=("auto", "always", "never"), default=argparse.SUPPRESS,
+                   help=_COLOR_HELP)
+    return common
+
+
+_EXAMPLES = """examples:
+  chunkseam lint docs/
+      check every Markdown, text and Python file under docs/ (400 tokens, no overlap)
+  chunkseam lint --chunker recursive --size 512 --overlap 64 --format github README.md
+      simulate a RecursiveCharacterTextSplitter(512, 64) and annotate a pull request"""
+
+
+def chunkers_help() -> str:
+    """The chunkers of this installation, for ``--help`` (library-backed ones say what they need)."""
+    from . import chunkers
+    from .settings import DEFAULT_ROUTES
+
+    import textwrap
+
+    rows = chunkers.describe_all()
+    width = max((len(n) for n, _, _ in rows), default=8)
+    by_name: dict[str, list[str]] = {}
+    for glob, name in DEFAULT_ROUTES.items():
+        by_name.setdefault(name, []).append(glob)
+    routes = "; ".join(f"{', '.join(g)} -> {n}" for n, g in by_name.items())
+    lines = textwrap.wrap(f"chunkers (--chunker NAME; default: by file type: {routes}):", 88,
+                          subsequent_indent="  ")
+    for name, desc, why in rows:
+        text = desc + (f" [unavailable: {why}]" if why else "")
+        lines.extend(textwrap.wrap(text, 88, initial_indent=f"  {name:<{width}}  ",
+                                   subsequent_indent=" " * (width + 4)))
+    return "\n".join(lines)
+
+
+def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
+    """Add the chunker list and the examples to the ``--help`` of a chunking subcommand."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = chunkers_help() + "\n\n" + _EXAMPLES
+
+
+#: output formats of lint and audit
+REPORT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit", "markdown")
+
+
+def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     parser = _Parser(prog="chunkseam",
                      description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
     parser.add_argument("--version", action="version", version=f"chunkseam {__version__}")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=_COLOR_HELP)
+    common = _global_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add = sub.add_parser
+
+    def add_parser(name: str, **kw: Any) -> argparse.ArgumentParser:
+        if kw.get("add_help", True):
+            kw.setdefault("parents", [common])
+        return _add(name, **kw)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign]
+    parser.set_defaults(_subparsers=sub.choices)
+    parser.epilog = _EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("lint", help="check files for cuts that break meaning")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or globs (default: .)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files, directories or globs (default: .); '-' reads stdin")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
     p = sub.add_parser("preview", help="show a file's chunks in the terminal or as an HTML page")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
     p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML page instead")
@@ -162,15 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "html"), default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
-    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL dump)")
-    p.add_argument("dump", metavar="DUMP.jsonl", help="one chunk per line ('-' for stdin)")
+    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL or JSON dump)")
+    p.add_argument("dump", metavar="DUMP", help="JSON Lines (one chunk per line) or a JSON array of chunks: "
+                   "records, LangChain Documents or LlamaIndex TextNodes ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
     p.add_argument("--allow-outside-root", action="store_true",
                    help="read 'source' files outside --source-root (default: only files inside it, "
                         "or inside the current directory without --source-root)")
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
 
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
@@ -185,6 +324,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    if help_requested:  # listing the chunkers imports them: only for --help
+        for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
+            _help_with_chunkers(sub.choices[name])
+        parser.epilog = chunkers_help() + "\n\n" + _EXAMPLES
     return parser
 
 
@@ -203,10 +346,18 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         v = getattr(args, key, None)
         if v is not None:
             o[key.replace("_", "-")] = v
+    from .checks import registry
+
     for key in ("select", "extend_select", "ignore"):
         v = _split(getattr(args, key, None))
         if v is not None:
+            for sel in v:
+                if not registry.is_known(sel):  # a gate that checks nothing must not pass
+                    raise UsageError(f"error: --{key.replace('_', '-')} {sel}: {registry.describe_unknown(sel)}")
             o[key.replace("_", "-")] = v
+    for code, _level in getattr(args, "severity", None) or ():
+        if not registry.is_known(code):
+            raise UsageError(f"error: --severity {code}: {registry.describe_unknown(code)}")
     return o
 
 
@@ -269,9 +420,9 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     from .document import Document
     from .report import record_from_issue
 
-    path, settings = item
+    path, settings, *given = item
     try:
-        text = read_source(path)
+        text = given[0] if given else read_source(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     doc = Document(text, path=path)
@@ -327,6 +478,8 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             if base is not None:
                 r.records, known = base.filter(r.records)
                 summary.baselined += known
+                if known:  # the broken-chunk count follows the issues still shown
+                    r.chunks_with_issues = report.broken_chunks(r.records)
             summary.add(r)
             fails = fails or failing(r.records, args.fail_on)
             if on_result is not None:
@@ -348,18 +501,26 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
                 raise UsageError(str(exc)) from None
             eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
             return EXIT_ERROR if errors else EXIT_OK
-        if args.format == "text":
+        # nothing could be checked (`lint nope.md`): the errors on stderr are the whole answer
+        nothing_checked = bool(errors) and summary.files == 0
+        if args.format == "text" and not nothing_checked:
             if args.statistics:
                 report.write_statistics(out, summary, style)
             for line in (extra_text() if extra_text else []):
                 out.write(line + "\n")
             out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
-        elif args.format == "github":
+        elif args.format == "github" and not nothing_checked:
             out.write(report.summary_line(summary, noun=noun) + "\n")
         elif args.format == "json":
             report.write_json(out, kept, summary, errors, **json_extra)
         elif args.format == "sarif":
             report.write_sarif(out, kept, summary, errors)
+        elif args.format == "gitlab":
+            report.write_gitlab(out, kept)
+        elif args.format == "junit":
+            report.write_junit(out, kept, summary, errors, noun=noun)
+        elif args.format == "markdown":
+            report.write_markdown(out, kept, summary, noun=noun)
     finally:
         if out is not None and out is not sys.stdout:
             out.close()
@@ -376,6 +537,13 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
 def cmd_lint(args: argparse.Namespace) -> int:
     from .discover import discover
 
+    if _reads_stdin(args, args.paths):
+        # settings, routing and per-file ignores as for the file --stdin-filename names
+        cache = SettingsCache(args)
+        name, text = read_stdin(args)
+        settings = cache.settings(args.stdin_filename or None)
+        _check_tokenizer(settings)
+        return _finish(args, [lint_one((name, settings, text))], [])
     cache = SettingsCache(args)
     top = cache.settings(None)
     _check_tokenizer(top)
@@ -418,21 +586,31 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
 # --- chunks -----------------------------------------------------------------------------------------
 
 
-def _load_doc(path: str):
+def _load_doc(path: str, args: argparse.Namespace | None = None):
     from .audit import SourceError, read_source
     from .document import Document
 
+    if args is not None and _reads_stdin(args, [path] if path else []):
+        name, text = read_stdin(args)
+        return Document(text, path=None if name == "-" else name)
     try:
         return Document(read_source(path), path=path)
     except SourceError as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
 
+def _settings_path(args: argparse.Namespace, path: str) -> str | None:
+    """Where settings are looked up for ``path`` (stdin: the --stdin-filename, else the cwd)."""
+    if path == "-":
+        return getattr(args, "stdin_filename", None)
+    return path
+
+
 def cmd_chunks(args: argparse.Namespace) -> int:
     from .analysis import make_chunks, sizer_for
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    settings = SettingsCache(args).settings(_settings_path(args, args.file))
     _check_tokenizer(settings)
     sizer = sizer_for(settings)
     name, chunks = make_chunks(doc, settings, sizer)
@@ -458,7 +636,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
         flag = " OVERSIZE" if c.oversize else ""
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
-    out.write(f"{doc.path}: {len(chunks)} chunks ({name}, size {settings.size} {settings.unit}, "
+    out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})\n")
     return EXIT_OK
 
@@ -470,8 +648,8 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .preview import html_page, print_terminal
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    settings = SettingsCache(args).settings(_settings_path(args, args.file))
     _check_tokenizer(settings)
     a = analyze(doc, settings)
     if args.html:
@@ -480,7 +658,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
-        eprint(f"wrote {args.html}: {len(a.chunks)} chunks, {len(a.issues)} issues")
+        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}")
         return EXIT_OK
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
                    unit=settings.unit, chunker=a.chunker, width=args.width)
@@ -504,6 +682,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         unknown = [s for s in strategies if s not in known]
         if unknown:
             raise UsageError(f"error: unknown chunker {', '.join(unknown)}: expected one of {', '.join(known)}")
+        for s in strategies:
+            why = registry.unavailable(s)
+            if why:
+                raise UsageError(f"error: --chunkers {s}: {why}")
     else:
         strategies = [s for s in compare.DEFAULT_STRATEGIES if s in known]
         missing = [s for s in compare.DEFAULT_STRATEGIES if s not in known]
@@ -514,6 +696,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for path, msg in disc.errors:
         eprint(error_line(path, msg))
         errors += 1
+    if not disc.files and errors:  # `compare nope.md`: the error and nothing else
+        return EXIT_ERROR
     stats = [compare.StrategyStats(s) for s in strategies]
     per_file: list[dict[str, Any]] = []
     html_files = []
@@ -632,7 +816,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                      f"source-aware, {modes['text-only']} text-only")
         return lines
 
-    groups = read_groups(_utf8_lines(stream, on_error, dump_name), on_error, on_progress)
+    groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
     jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root)
             for g in groups)
     try:
@@ -645,11 +829,30 @@ def cmd_audit(args: argparse.Namespace) -> int:
             stream.close()
 
 
+def _dump_items(stream, on_error, dump_name: str):
+    """JSON Lines, streamed; or the elements of a JSON array file (read whole)."""
+    from .audit import DumpError, array_items
+
+    lines = _utf8_lines(stream, on_error, dump_name)
+    head: list[str] = []
+    for raw in lines:
+        head.append(raw)
+        if raw.strip():
+            break
+    if head and head[-1].lstrip().startswith("["):
+        yield from array_items("".join(head) + "".join(lines), on_error)
+        return
+    yield from head
+    yield from lines
+
+
 def _utf8_lines(stream, on_error, dump_name: str):
     """Lines of the dump; a line that is not UTF-8 is reported and skipped."""
     from .audit import DumpError
 
     for n, raw in enumerate(stream, 1):
+        if n == 1 and raw.startswith("\ufeff"):  # a UTF-8 byte order mark
+            raw = raw[1:]
         if any("\udc80" <= ch <= "\udcff" for ch in raw):
             on_error(DumpError(n, "not UTF-8"))
             yield "\n"  # keep line numbers aligned
@@ -705,7 +908,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise UsageError(error_line(args.file, "No such file or directory"))
     r = SettingsCache(args).resolved(target)
-    rows = describe(r)
+    rows = [_effective_chunker(row, r, target) if row[0] == "chunker" else row for row in describe(r)]
     if args.format == "json":
         json.dump({"file": target, "config_file": str(r.config_file) if r.config_file else None,
                    "settings": {k: {"value": _jsonable(v), "source": s} for k, v, s in rows}},
@@ -720,6 +923,22 @@ def cmd_config(args: argparse.Namespace) -> int:
         text = f"{key:<{width}} = {_fmt_value(value)}"
         out.write(f"{text:<60} # {source}\n" if len(text) < 60 else f"{text}  # {source}\n")
     return EXIT_OK
+
+
+def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> tuple[str, Any, str]:
+    """The ``chunker`` row of ``config --show``: the chunker that will actually be used, and why."""
+    key, value, source = row
+    if value is not None:
+        return row
+    if Path(target).is_dir():
+        return key, "(by file type)", "routed per file: see `chunkers` and `chunkseam config FILE`"
+    from .chunkers import explain_route
+    from .document import kind_for
+
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers)
+    if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
+        why += f" in {r.sources['chunkers']}"
+    return key, name, why
 
 
 def _jsonable(v: Any) -> Any:
@@ -760,15 +979,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = [a for a in argv[: argv.index("server")]] if "server" in argv else None
     if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
         return cmd_server(argv[argv.index("server") + 1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(help_requested=any(a in ("-h", "--help") for a in argv))
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        sub = (getattr(args, "_subparsers", None) or {}).get(getattr(args, "command", None))
+        _unrecognized(sub or parser, extras)
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
     try:
         return COMMANDS[args.command](args)
     except ConfigError as exc:
-        eprint(f"error: {exc}")
+        eprint(f"error: {_config_message(exc)}")
         return EXIT_ERROR
     except UsageError as exc:
         eprint(str(exc))
@@ -793,6 +1015,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
                + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
         return EXIT_ERROR
+
+
+def _config_message(exc: ConfigError) -> str:
+    """A configuration error; one that comes from a flag names the flag (``--chunker langchain: …``)."""
+    text = str(exc)
+    if exc.file == "command line" and exc.key and "." not in exc.key:
+        from .config import _toml_repr, normalize_key
+
+        body = text[len("command line: "):]
+        head = f"{exc.key} = {_toml_repr(exc.value)}"
+        flag = "--" + normalize_key(exc.key).replace("_", "-")
+        value = ",".join(map(str, exc.value)) if isinstance(exc.value, (list, tuple)) else str(exc.value)
+        if body.startswith(head):
+            return f"{flag} {value}{body[len(head):]}"
+    return text
 
 
 def _entry() -> None:  # pragma: no cover

@@ -136,8 +136,10 @@ KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings))
 
 
 class _Bad(Exception):
-    def __init__(self, expected: str) -> None:
+    def __init__(self, expected: str, problem: str | None = None) -> None:
         self.expected = expected
+        #: what is wrong, when more precise than "expected …" (an unknown rule selector)
+        self.problem = problem
 
 
 def _int(minimum: int, what: str) -> Callable[[Any], int]:
@@ -174,12 +176,23 @@ def _str_list(what: str = "a list of strings") -> Callable[[Any], tuple[str, ...
 _RULE_SELECTOR = re.compile(r"^(ALL|[A-Z]{1,4}[0-9]{0,4}|[a-z][a-z0-9]*(-[a-z0-9]+)*)$")
 
 
+_SELECTORS_EXPECTED = 'a list of rule codes, code prefixes or names (e.g. ["CS002", "CS1", "mid-word"])'
+
+
+def _known_selector(item: str) -> None:
+    """An unknown rule selector is a configuration error, never a silent no-op (like ruff)."""
+    from .checks import registry
+
+    if not registry.is_known(item):
+        raise _Bad(_SELECTORS_EXPECTED, registry.describe_unknown(item))
+
+
 def _rule_list(v: Any) -> tuple[str, ...]:
-    what = 'a list of rule codes, code prefixes or names (e.g. ["CS002", "CS1", "mid-word"])'
-    items = _str_list(what)(v)
+    items = _str_list(_SELECTORS_EXPECTED)(v)
     for item in items:
         if not _RULE_SELECTOR.match(item.strip()):
-            raise _Bad(what)
+            raise _Bad(_SELECTORS_EXPECTED)
+        _known_selector(item)
     return tuple(i.strip() for i in items)
 
 
@@ -198,15 +211,38 @@ def _unit(v: Any) -> str:
 
 
 def _encoding(v: Any) -> str:
-    try:
-        import tiktoken
+    what = ("a tiktoken encoding name ({}), a model name tiktoken knows (gpt-4o, "
+            "text-embedding-3-small …) or a Hugging Face tokenizer "
+            "(\"hf:path/to/tokenizer.json\" or \"hf:ORG/MODEL\")")
+    from .tokens import list_encoding_names
 
-        known = list(tiktoken.list_encoding_names())
-    except Exception:  # pragma: no cover - tiktoken is a dependency
-        known = ["cl100k_base", "o200k_base"]
-    if not isinstance(v, str) or v not in known:
-        raise _Bad("a tiktoken encoding name (" + ", ".join(known) + ")")
-    return v
+    known = list_encoding_names()  # imports tiktoken safely from any thread
+    if not isinstance(v, str):
+        raise _Bad(what.format(", ".join(known)))
+    if v.startswith("hf:"):
+        from .tokens_hf import check_name
+
+        try:
+            return check_name(v)
+        except ValueError:
+            raise _Bad(what.format(", ".join(known))) from None
+    if v in known:
+        return v
+    from .tokens import canonical_encoding_name
+
+    try:
+        canonical_encoding_name(v)
+    except ValueError:
+        raise _Bad(what.format(", ".join(known))) from None
+    return v.strip()
+
+
+def _hf_relative_path(ref: str) -> bool:
+    """An ``hf:`` reference that is a relative file path (not a model id, not absolute)."""
+    p = Path(os.path.expanduser(ref))
+    if p.is_absolute():
+        return False
+    return ref.endswith(".json") or ref.startswith(".") or ref.count("/") != 1
 
 
 def _glob_list(v: Any) -> tuple[str, ...]:
@@ -243,6 +279,7 @@ def _severity(v: Any) -> dict[str, str]:
     for k, level in v.items():
         if not isinstance(k, str) or not isinstance(level, str) or level.lower() not in LEVELS:
             raise _Bad(what)
+        _known_selector(k)
         out[k] = level.lower()
     return out
 
@@ -258,8 +295,8 @@ def _per_file_ignores(v: Any) -> dict[str, tuple[str, ...]]:
         _check_glob(k)
         try:
             out[k] = _rule_list(rules)
-        except _Bad:
-            raise _Bad(what) from None
+        except _Bad as bad:
+            raise _Bad(what, bad.problem) from None
     return out
 
 
@@ -353,11 +390,17 @@ def settings_from_mapping(
         try:
             converted = check(value)
         except _Bad as bad:
-            err = ConfigError(source, raw_key, value, bad.expected, table=table)
+            err = ConfigError(source, raw_key, value, bad.expected, table=table,
+                              message=None if bad.problem is None else
+                              f"{'[' + table + '] ' if table else ''}{raw_key} = {_toml_repr(value)}: "
+                              f"{bad.problem}")
             if strict:
                 raise err from None
             errors.append(err)
             continue
+        if (name == "encoding" and converted.startswith("hf:") and relative_to is not None
+                and _hf_relative_path(converted[3:])):
+            converted = "hf:" + str(relative_to / os.path.expanduser(converted[3:]))
         if name == "tiktoken_file" and converted and relative_to is not None:
             p = Path(os.path.expanduser(converted))
             converted = str(p if p.is_absolute() else (relative_to / p))
@@ -568,6 +611,15 @@ def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[Co
     for glob, name in settings.chunkers.items():
         if name not in known:
             errors.append(ConfigError(sources.get("chunkers"), f"chunkers.{glob!r}", name, expected))
+    # a library-backed chunker whose library is not installed: one configuration error, not one per file
+    named = [("chunker", settings.chunker)] if settings.chunker else []
+    named += [(f"chunkers.{glob!r}", n) for glob, n in settings.chunkers.items()]
+    for key, name in named:
+        why = chunkers.unavailable(name) if name in known else None
+        if why:
+            src = sources.get("chunkers" if key != "chunker" else "chunker")
+            errors.append(ConfigError(src, key, name, "an installed chunker",
+                                      message=f"{key} = {_toml_repr(name)}: {why}"))
     return errors
 
 
@@ -626,6 +678,10 @@ def resolve(
     if not trusted:
         settings, untrusted = _untrusted_file_settings(settings, sources, overrides_source)
         errors.extend(untrusted)
+    if trusted:  # third-party chunkers of the entry-point group chunkseam.chunkers
+        from .chunkers.adapter import load_entry_points
+
+        load_entry_points(True)
     for err in _check_chunker_names(settings, sources):
         if strict:
             raise err

@@ -261,10 +261,36 @@ def _rebind(func: Callable[..., Any], replace: dict[Any, Any]) -> Callable[..., 
     return _copy_function(func, private)
 
 
-def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
-    import tiktoken.registry as registry
+_import_lock = threading.Lock()
+_imported: Any = None
 
-    registry.list_encoding_names()  # imports the tiktoken_ext plugins once
+
+def import_tiktoken() -> Any:
+    """The ``tiktoken`` package with the submodules chunkseam uses and its
+    encoding plugins imported, once, under a lock.
+
+    Importing ``tiktoken`` in one thread while another imports
+    ``tiktoken.registry`` or ``tiktoken.load`` can make Python's import
+    machinery report a deadlock and hand one of them an error, so every
+    import of tiktoken in chunkseam goes through here."""
+    global _imported
+    if _imported is not None:
+        return _imported
+    with _import_lock:
+        if _imported is None:
+            import tiktoken
+            import tiktoken.load
+            import tiktoken.model
+            import tiktoken.registry
+
+            tiktoken.registry.list_encoding_names()  # imports the tiktoken_ext plugins
+            _imported = tiktoken
+    return _imported
+
+
+def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
+    registry = import_tiktoken().registry
+    registry.list_encoding_names()
     return dict(registry.ENCODING_CONSTRUCTORS or {})
 
 
@@ -281,7 +307,7 @@ def canonical_encoding_name(name: str) -> str:
     names = list_encoding_names()
     if name in names:
         return name
-    from tiktoken.model import encoding_name_for_model
+    encoding_name_for_model = import_tiktoken().model.encoding_name_for_model
 
     for candidate in (name, name.strip(), name.strip().lower()):
         if candidate in names:
@@ -300,8 +326,7 @@ def canonical_encoding_name(name: str) -> str:
 def encoding_spec(name: str) -> EncodingSpec:
     """Pattern, special tokens and (url, sha256) of the files of an encoding,
     read from tiktoken's constructor without loading or downloading anything."""
-    import tiktoken.load as tl
-
+    tl = import_tiktoken().load
     name = canonical_encoding_name(name)
     files: list[FileRef] = []
 
@@ -651,9 +676,8 @@ def _resolve_all(spec: EncodingSpec, file: str | os.PathLike[str] | None, allow_
 
 def _build(spec: EncodingSpec, datas: list[bytes]) -> Any:
     """A tiktoken Encoding from verified bytes, with tiktoken's own parsers."""
-    import tiktoken
-    import tiktoken.load as tl
-
+    tiktoken = import_tiktoken()
+    tl = tiktoken.load
     by_url = {ref.url: data for ref, data in zip(spec.files, datas)}
 
     def read_file_cached(blobpath: str, expected_hash: str | None = None) -> bytes:
@@ -767,6 +791,10 @@ def get_sizer(
         return _CHARS
     if unit != "tokens":
         raise ValueError(f"unknown unit {unit!r}: expected 'tokens' or 'chars'")
+    if isinstance(encoding, str) and encoding.startswith("hf:"):  # Hugging Face tokenizers
+        from .tokens_hf import get_hf_sizer
+
+        return get_hf_sizer(encoding, allow_network=allow_network, timeout=network_timeout)
     name = canonical_encoding_name(encoding)
     key = (name, _explicit_key(file))
     sizer = _sizers.get(key)

@@ -57,6 +57,16 @@ FAMILIES = {
 
 _RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 
+#: the project's home; the one source of truth for links to it
+REPOSITORY_URL = "https://github.com/chunkseam/chunkseam"
+#: where a rule's documentation (server/chunkseam/rules/CODE.md) is published
+RULE_DOC_PATH = "server/chunkseam/rules/{code}.md"
+
+
+def rule_url(code: str) -> str:
+    """The web page of a rule's documentation (SARIF ``helpUri``, LSP ``codeDescription``, GitLab, JUnit)."""
+    return f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH.format(code=code)}"
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -199,8 +209,38 @@ def is_known(selector: str) -> bool:
     return _match(selector)[1] >= 0
 
 
+def suggest(selector: str) -> str | None:
+    """The known code or name closest to an unknown ``selector`` ("did you mean"), or None."""
+    import difflib
+
+    s = selector.strip()
+    if not s:
+        return None
+    up = s.upper()
+    # a code with a digit too many or too few: CS0002 -> CS002, CS02 -> CS002
+    digits = up[len(up.rstrip("0123456789")):]
+    letters = up[: len(up) - len(digits)]
+    if letters and digits:
+        for code in RULES:
+            if code.startswith(letters) and code[len(letters):].isdigit() \
+                    and int(code[len(letters):]) == int(digits):
+                return code
+    codes = difflib.get_close_matches(up, list(RULES), n=1, cutoff=0.6)
+    names = difflib.get_close_matches(s.lower(), list(_BY_NAME), n=1, cutoff=0.6)
+    if s[:1].isalpha() and s[:1].islower() or "-" in s:
+        return (names or codes or [None])[0]
+    return (codes or names or [None])[0]
+
+
+def describe_unknown(selector: str) -> str:
+    """``unknown rule selector 'CS0002' (did you mean 'CS002'?)``."""
+    hint = suggest(selector)
+    tail = f" (did you mean {hint!r}?)" if hint else " (see `chunkseam rule` for the list)"
+    return f"unknown rule selector {selector.strip()!r}{tail}"
+
+
 def unknown_selectors(settings: Any) -> list[str]:
-    """Selectors in ``settings`` that name no rule (for the CLI to warn about)."""
+    """Selectors in ``settings`` that name no rule."""
     seen: list[str] = []
     groups: list[Iterable[str]] = [
         getattr(settings, "select", ()) or (),

@@ -571,6 +571,50 @@ def recursive_spans(
     return run.spans, measure
 
 
+def run_key(sizer: Sizer, size: int, overlap: int, options: dict[str, Any]) -> tuple | None:
+    """The key a document keeps its ``recursive`` run under (None: not kept)."""
+    try:
+        key = ("recursive", sizer, size, overlap, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError:  # unhashable options or sizer: no reuse
+        return None
+    return key
+
+
+def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
+                     **options: Any) -> Any:
+    """The top-level run (:class:`chunkseam.chunkers.resync.RecursiveRun`) of
+    ``recursive`` over ``doc``, updated from the run of the document it was
+    edited from when that one is still known (see :mod:`.resync`)."""
+    from .resync import find_previous, recursive_run
+
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise ValueError(f"recursive: size must be a positive integer, got {size!r}")
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 0:
+        raise ValueError(f"recursive: overlap must be a non-negative integer, got {overlap!r}")
+    if overlap > size:
+        raise ValueError(f"recursive: overlap ({overlap}) must not be larger than size ({size})")
+    separators, keep, strip, is_regex = _options(options)
+    key = run_key(sizer, size, overlap, options)
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    measure = _measurer(sizer)
+    run = _Run(text, size, overlap, keep, strip, is_regex, measure)
+    counter = None if measure is len else SpanCounter(text, sizer, measure)
+    previous = find_previous(doc, key) if key is not None else None
+    if previous is not None:
+        old, a, b, ins = previous
+        top = recursive_run(text, run, separators, counter, old, (a, b, ins))
+    else:
+        top = recursive_run(text, run, separators, counter)
+    if key is not None:
+        doc.memo(key, lambda: top)
+    return top
+
+
 class RecursiveChunker:
     name = name
     description = description
@@ -579,29 +623,12 @@ class RecursiveChunker:
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
     ) -> list[Chunk]:
         text = doc.text
-        spans, measure = recursive_spans(text, sizer, size=size, overlap=overlap, **options)
-        counter = SpanCounter(text, sizer, measure)
-        chunks: list[Chunk] = []
-        for i, (start, end, group) in enumerate(spans):
-            if measure is len:
-                tokens = end - start
-            elif isinstance(group, int):
-                tokens = group  # a raw piece: already counted
-            else:
-                pieces, a, b = group
-                tokens = counter.span(start, end, pieces[a:b])
-            chunks.append(
-                Chunk(
-                    start,
-                    end,
-                    i,
-                    source=text,
-                    tokens=tokens,
-                    strategy=name,
-                    oversize=tokens > size,
-                )
-            )
-        return chunks
+        top = recursive_chunks(doc, sizer, size=size, overlap=overlap, **options)
+        return [
+            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                  oversize=tokens > size)
+            for i, (_step, start, end, tokens) in enumerate(top.emits)
+        ]
 
 
 register(RecursiveChunker())

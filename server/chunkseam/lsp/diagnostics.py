@@ -5,6 +5,11 @@ Every diagnostic carries the rule code, a ``codeDescription`` link to the
 rule's doc, ``relatedInformation`` pointing at the other side of the cut and
 ``data`` with what the quick fixes need. A document that could not be analysed
 gets a single ``internal-error`` diagnostic (the traceback is in the log).
+
+Editors keep a bounded number of diagnostics per file (VS Code: 1,000, dropping
+the rest without a word). Past the cap (setting ``maxDiagnostics``) the most
+severe are published, in document order, plus one ``too-many-issues``
+diagnostic at the top of the file that says how many more there are.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SOURCE = "chunkseam"
 INTERNAL_ERROR = "internal-error"
-RULES_URL = "https://github.com/chunkseam/chunkseam/blob/main/server/chunkseam/rules/{code}.md"
+TOO_MANY = "too-many-issues"
+from ..checks.registry import REPOSITORY_URL, RULE_DOC_PATH  # noqa: E402  one source of truth
+
+RULES_URL = f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH}"
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -117,8 +125,49 @@ def internal_error(message: str) -> types.Diagnostic:
     )
 
 
-def build(result: "Result", encoding: str) -> list[types.Diagnostic]:
-    """The diagnostics of a result (runs in the worker thread)."""
+_RANK = {
+    types.DiagnosticSeverity.Error: 0,
+    types.DiagnosticSeverity.Warning: 1,
+    types.DiagnosticSeverity.Information: 2,
+    types.DiagnosticSeverity.Hint: 3,
+}
+_SEVERITY_NAMES = ("errors", "warnings", "infos", "hints")
+
+
+def _rank(d: types.Diagnostic) -> int:
+    return _RANK.get(d.severity, 1) if d.severity is not None else 1
+
+
+def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnostic]:
+    """At most ``limit`` diagnostics (0: all): the most severe first (ties in
+    document order), kept in document order, the last place taken by a summary
+    of the rest."""
+    if limit <= 0 or len(diagnostics) <= limit:
+        return diagnostics
+    keep = limit - 1
+    order = sorted(range(len(diagnostics)), key=lambda i: (_rank(diagnostics[i]), i))
+    kept = [diagnostics[i] for i in sorted(order[:keep])]
+    left = [diagnostics[i] for i in order[keep:]]
+    counts = [0, 0, 0, 0]
+    for d in left:
+        counts[_rank(d)] += 1
+    what = ", ".join(f"{n:,} {name}" for n, name in zip(counts, _SEVERITY_NAMES) if n)
+    summary = types.Diagnostic(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        message=f"{len(left):,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
+                f"severe of {len(diagnostics):,} are listed. Raise the setting maxDiagnostics "
+                "(0: no cap) or run `chunkseam lint` on this file to see them all.",
+        severity=types.DiagnosticSeverity.Information,
+        code=TOO_MANY,
+        source=SOURCE,
+        data={"code": TOO_MANY, "omitted": len(left), "total": len(diagnostics)},
+    )
+    return [summary, *kept]
+
+
+def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnostic]:
+    """The diagnostics of a result (runs in the worker thread), at most
+    ``limit`` of them (0: no cap; see :func:`cap`)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -129,7 +178,7 @@ def build(result: "Result", encoding: str) -> list[types.Diagnostic]:
         if issue.severity == "off":
             continue
         out.append(to_diagnostic(issue, doc, result.uri, encoding))
-    return out
+    return cap(out, limit)
 
 
 def publish(server: Any, result: "Result") -> None:

@@ -93,7 +93,8 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = diagnostics.build
+        self.store.build_diagnostics = lambda result, encoding: diagnostics.build(
+            result, encoding, limit=self.store.editor.max_diagnostics()[0])
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
@@ -169,6 +170,7 @@ class ChunkseamServer(LanguageServer):
 
     def apply_log_level(self) -> None:
         level, problems = self.store.editor.log_level()
+        problems = problems + self.store.editor.max_diagnostics()[1]
         if self.log_handler is not None:
             log.set_level(self.log_handler, level if level is not None else log.DEFAULT_LEVEL)
         for p in problems:
@@ -195,15 +197,25 @@ class ChunkseamServer(LanguageServer):
             self.workspace_code_lens_refresh(None)
 
     async def fetch_configuration(self) -> bool:
-        """Ask the client for the ``chunkseam`` section; True if it changed."""
+        """Ask the client for the ``chunkseam`` section, for the window and for
+        each workspace folder (``scopeUri``); True if it changed."""
+        from .state import uri_to_path
+
+        folders = [(f.uri, uri_to_path(f.uri)) for f in self.workspace.folders.values()]
+        folders = [(uri, path) for uri, path in folders if path]
+        items = [types.ConfigurationItem(section=SECTION)]
+        items += [types.ConfigurationItem(scope_uri=uri, section=SECTION) for uri, _ in folders]
         try:
             values = await asyncio.wait_for(self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])), 10)
+                types.ConfigurationParams(items=items)), 10)
         except Exception as exc:
             logger.warning("chunkseam: workspace/configuration failed: %s", exc)
             return False
+        values = list(values or [])
         section = values[0] if values else None
-        return self.store.editor.set_workspace(section if isinstance(section, dict) else {})
+        per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
+                      if i + 1 < len(values) and isinstance(values[i + 1], dict)}
+        return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
 
     async def result(self, uri: str) -> Result:
         try:
@@ -335,9 +347,18 @@ async def did_change_configuration(ls: ChunkseamServer,
     else:
         settings = params.settings
         section = settings.get(SECTION) if isinstance(settings, dict) else None
-        ls.store.editor.set_workspace(section if isinstance(section, dict) else {})
+        if isinstance(section, dict):  # the client's settings now: they replace the old ones
+            ls.store.editor.set_workspace(section)
     # always re-read: a config file may have changed too
     ls.refresh_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_workspace_folders(ls: ChunkseamServer,
+                                       params: types.DidChangeWorkspaceFoldersParams) -> None:
+    # pygls has updated ls.workspace.folders: ask for the new folders' settings
+    if ls.supports("workspace.configuration", False) and await ls.fetch_configuration():
+        ls.refresh_all()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -426,6 +447,23 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/stats expects {textDocument: {uri}}")
     return custom.stats(await ls.result(uri))
+
+
+@server.feature(custom.COMPARE)
+async def compare_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
+    uri = custom.uri_of(params)
+    if uri is None:
+        raise JsonRpcInvalidParams("chunkseam/compare expects {textDocument: {uri}, strategies: [...]}")
+    try:
+        strategies = custom.strategies_of(params)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
+    result = await ls.result(uri)
+    try:
+        return await asyncio.get_running_loop().run_in_executor(
+            ls.store.executor, custom.compare, result, strategies)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
 
 
 # -- entry point -------------------------------------------------------------------------------
