@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import random
 
 import pytest
-
 from chunkseam import chunkers
 from chunkseam.chunkers import adapter
 from chunkseam.document import Document
 from chunkseam.tokens import get_encoding, get_sizer
-
 from conftest import CORPUS, IN_CI
 
 TOK = get_sizer("tokens", "cl100k_base")
@@ -79,7 +78,7 @@ def run(name, text, sizer=TOK, size=SIZE, overlap=OVERLAP, **options):
 def tiles(text, spans):
     """Non-overlapping spans that leave only whitespace between them (overlap 0)."""
     return all(a_end <= b_start and not text[a_end:b_start].strip()
-               for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+               for (_, a_end), (b_start, _) in itertools.pairwise(spans))
 
 
 REPEATED = "Restart the server. " * 40 + "\n\nDone."
@@ -197,7 +196,7 @@ def test_llamaindex_own_offsets_are_wrong_on_repeated_text_and_ours_are_right(cl
     # with overlap, on repeated sections: every chunk starts inside the previous one's
     # tail (within the overlap), never on an earlier copy, and no text is left out
     with_overlap = run("llamaindex", SECTIONS, size=24, overlap=8, splitter=cls)
-    for a, b in zip(with_overlap, with_overlap[1:]):
+    for a, b in itertools.pairwise(with_overlap):
         assert a.start < b.start <= a.end + 2
         assert TOK.count(SECTIONS[b.start:a.end]) <= 8 + 4
     assert with_overlap[0].start == 0 and with_overlap[-1].end == len(SECTIONS)
@@ -279,7 +278,10 @@ def test_verified_native_rejects_wrong_copies_and_disorder():
     assert adapter.verified_native(text, [P("abc", None, None)], TOK) is None
     # under overlap 0 a chunk may not start inside the previous one
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc", 4, 7)], TOK,
-                                   lambda s, e: e) is None
+                                   lambda s, e, start: False) is None
+    # within an allowed overlap it is taken
+    assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
+                                   lambda s, e, start: e - start <= 3) == [(0, 7), (4, 11)]
 
 
 def test_missing_library_is_one_clear_error(monkeypatch):

@@ -117,6 +117,29 @@ def test_langchain_without_the_extra_is_one_configuration_error(proj: Path, caps
     assert rc == 2 and err.count("error:") == 1 and "pyproject.toml" in err
 
 
+@pytest.mark.parametrize("chunker, module", [
+    ("llamaindex", "llama_index"), ("haystack", "haystack"), ("chonkie", "chonkie"),
+    ("semchunk", "semchunk"), ("text-splitter", "semantic_text_splitter"),
+])
+def test_every_library_backed_chunker_is_unavailable_without_its_library(
+        proj: Path, capsys, monkeypatch: pytest.MonkeyPatch, chunker: str, module: str) -> None:
+    from chunkseam import chunkers
+
+    if chunker not in chunkers.names():
+        pytest.skip(f"{chunker} is not part of this version")
+    monkeypatch.setitem(sys.modules, module, None)
+    assert chunkers.unavailable(chunker) is not None
+    rc, out, err = run(capsys, "lint", "--chunker", chunker, "x.md")
+    assert rc == 2 and out == ""
+    assert err.count("error:") == 1 and "pip install" in err and "internal error" not in err
+    rc, out, _ = run(capsys, "lint", "--help")
+    lines = out.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith(f"  {chunker} "))
+    entry = [lines[first]] + [line for line in lines[first + 1:first + 6]]
+    entry = entry[:1 + next((k for k, line in enumerate(entry[1:]) if not line.startswith("   ")), 5)]
+    assert "[unavailable: " in " ".join(entry)
+
+
 def test_help_lists_chunkers_defaults_and_examples(proj: Path, capsys, no_langchain) -> None:
     rc, out, _ = run(capsys, "lint", "--help")
     assert rc == 0

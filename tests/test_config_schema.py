@@ -45,6 +45,7 @@ VALID = {
     "plugins": ["mypkg.chunkers"],
     "debounce-ms": 150,
     "enable": True,
+    "extend": "../chunkseam.toml",
 }
 
 #: values `config` rejects that the schema rejects too
@@ -69,7 +70,7 @@ INVALID = {
 
 
 def accepted_keys() -> set[str]:
-    return {config.kebab(k) for k in config._CHECKS}
+    return {config.kebab(k) for k in config._CHECKS} | set(config.FILE_ONLY_KEYS)
 
 
 def test_the_schema_names_every_key_config_accepts_and_no_other() -> None:
@@ -79,11 +80,17 @@ def test_the_schema_names_every_key_config_accepts_and_no_other() -> None:
 
 
 @pytest.mark.parametrize("key", sorted(VALID))
-def test_a_valid_value_passes_both(key: str) -> None:
+def test_a_valid_value_passes_both(key: str, tmp_path: Path) -> None:
     table = {key: VALID[key]}
     if key == "overlap":
         table["size"] = 400
     VALIDATOR.validate(table)
+    if key in config.FILE_ONLY_KEYS:  # read from a file, not a settings mapping
+        (tmp_path / "chunkseam.toml").write_text("size = 10\n")
+        (tmp_path / "sub").mkdir()
+        (tmp_path / "sub" / "chunkseam.toml").write_text(f'{key} = "{VALID[key]}"\n')
+        assert config.resolve(tmp_path / "sub" / "x.md").settings.size == 10
+        return
     config.settings_from_mapping(table, source="test")
 
 

@@ -29,7 +29,7 @@ import {
   safeWorkingDirectory,
 } from "./python";
 import { RestartPolicy } from "./restartPolicy";
-import { Inspected, serverSettings } from "./settings";
+import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
 
 export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["markdown", "python", "plaintext"].flatMap(
@@ -214,6 +214,13 @@ export class ServerManager implements vscode.Disposable {
           },
         },
         executeCommand: this.hooks.executeCommand,
+        // Keep the previous diagnostics until the new ones arrive (no flicker).
+        provideDiagnostics: (document, previousResultId, token, next) =>
+          keepReportWhenCancelled(
+            token,
+            () => next(document, previousResultId, token),
+            () => new vscode.CancellationError(),
+          ),
       },
     };
 

@@ -29,7 +29,7 @@ def sizer_for(settings: Settings) -> Sizer:
 
 
 def chunker_name(doc: Document, settings: Settings) -> str:
-    return settings.chunker or chunkers.route(doc, settings.chunkers)
+    return settings.chunker or chunkers.route(doc, settings.chunkers, getattr(settings, "config_root", None))
 
 
 class ChunkerOptionError(ValueError):
@@ -89,3 +89,25 @@ def analyze(doc: Document, settings: Settings | None = None, *,
         budget.check("chunking")
         issues = validate(doc, chunks, settings, sizer=sizer)
     return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues))
+
+
+def describe_chunker(settings: Settings, sources: dict[str, str] | None = None) -> str:
+    """One line for `lint` and `preview`: which chunker is simulated, and where
+    that came from (the config file, the command line, the editor)."""
+    sources = sources or {}
+    if not settings.chunker:
+        routed = sources.get("chunkers", "default")
+        extra = f", routes from {routed}" if routed not in ("default", None) else ""
+        return ("simulating chunkseam's own chunkers by file type (no `chunker` configured"
+                f"{extra}; `chunkseam init` writes your pipeline's)")
+    options = settings.chunker_options or {}
+    what = settings.chunker
+    detail = options.get("splitter")
+    if detail:
+        what += f" ({detail})"
+    overlap = f", overlap {settings.overlap}" if settings.overlap else ""
+    unit = settings.unit if settings.unit == "chars" else f"{settings.encoding} tokens"
+    approx = ("; chunks the library rewrote are placed approximately (approximate = true)"
+              if options.get("approximate") is True else "")
+    return (f"simulating chunker {what}, size {settings.size} {unit}{overlap} "
+            f"(from {sources.get('chunker', 'default')}){approx}")

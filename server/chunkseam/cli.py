@@ -6,8 +6,9 @@ or above ``--fail-on``; 1 issues found (or ``--max-rate`` exceeded); 2 usage,
 configuration or I/O error (unreadable files are reported on stderr as
 ``path: error: …``, skipped, and make the run end with 2).
 
-Nothing here writes to the files being checked; the only files written are
-the ones named by ``--html``, ``--output`` and ``--write-baseline``.
+Nothing here writes to the files being checked, except ``lint --fix`` (the
+verified fixes of :mod:`chunkseam.fixes`); the other files written are the
+ones named by ``--html``, ``--output`` and ``--write-baseline``.
 """
 
 from __future__ import annotations
@@ -238,6 +239,41 @@ def chunkers_help() -> str:
     return "\n".join(lines)
 
 
+def _complete_chunker(prefix: str, **_: Any) -> list[str]:
+    from . import chunkers
+
+    return [n for n in chunkers.names() if n.startswith(prefix)]
+
+
+def _complete_rules(prefix: str, **_: Any) -> list[str]:
+    """Rule codes and names for comma-separated selector lists (completes the last item)."""
+    from .checks.registry import RULES
+
+    head, _, last = prefix.rpartition(",")
+    head = head + "," if head else ""
+    words = ["ALL", *RULES, *(r.name for r in RULES.values())]
+    return [head + w for w in words if w.lower().startswith(last.lower())]
+
+
+def _completers(subparsers: dict[str, argparse.ArgumentParser]) -> None:
+    """Value completion for shell completion (argcomplete reads ``action.completer``)."""
+    for p in subparsers.values():
+        for action in p._actions:
+            if "--chunker" in action.option_strings:
+                action.completer = _complete_chunker  # type: ignore[attr-defined]
+            elif {"--select", "--extend-select", "--ignore"} & set(action.option_strings):
+                action.completer = _complete_rules  # type: ignore[attr-defined]
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import argcomplete
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise UsageError(f"error: shell completion needs argcomplete: {exc}") from None
+    sys.stdout.write(argcomplete.shellcode(["chunkseam"], shell=args.shell))
+    return EXIT_OK
+
+
 def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
     """Add the chunker list and the examples to the ``--help`` of a chunking subcommand."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -276,6 +312,13 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
+    fx = p.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="apply the fixes that are verified to remove their issue without adding "
+                         "errors or warnings, then report what remains")
+    fx.add_argument("--diff", action="store_true",
+                    help="print the verified fixes as a unified diff instead of applying them "
+                         "(exit 1 if there are any, 0 if none); writes nothing")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
     p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
@@ -311,6 +354,14 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _rule_options(p)
     _report_options(p, REPORT_FORMATS)
 
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script for a shell. Install it with e.g.\n"
+                                   "  chunkseam completion bash > ~/.local/share/bash-completion/completions/chunkseam\n"
+                                   "  chunkseam completion zsh > \"${fpath[1]}/_chunkseam\"\n"
+                                   "  chunkseam completion fish > ~/.config/fish/completions/chunkseam.fish",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
+
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -322,8 +373,22 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     _rule_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
+    p = sub.add_parser("init", help="write the configuration from the chunking pipeline found "
+                       "in the project's Python code (read, never run)")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the project (default: .)")
+    p.add_argument("--choose", type=_positive_int, metavar="N",
+                   help="with several pipelines found: use the N-th (as listed)")
+    p.add_argument("--preset", metavar="NAME",
+                   help="with no pipeline found: the library defaults to write (see the list)")
+    p.add_argument("--file", dest="config_target", choices=("pyproject", "chunkseam.toml"),
+                   help="write [tool.chunkseam] in pyproject.toml, or chunkseam.toml "
+                   "(default: pyproject.toml when the project has one)")
+    p.add_argument("--force", action="store_true", help="replace an existing chunkseam.toml")
+    p.add_argument("--dry-run", action="store_true", help="print the configuration, write nothing")
+
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    _completers(sub.choices)
     if help_requested:  # listing the chunkers imports them: only for --help
         for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
             _help_with_chunkers(sub.choices[name])
@@ -559,7 +624,106 @@ def cmd_lint(args: argparse.Namespace) -> int:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
     items = [(str(f), cache.settings(f)) for f in disc.files]
+
+    if items and args.format == "text":  # which chunker is simulated, and where that came from
+        from .analysis import describe_chunker
+
+        for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
+                                       for r in list(cache._cache.values())))[:5]:
+            eprint(line)
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        code = _fix_files(args, items, errors)
+        if args.diff:
+            return code
     return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+
+
+def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:
+    """(path, old text, new text, fixes applied, error) of one file's verified
+    fixes (runs in a worker process with --jobs); nothing is written here."""
+    from .audit import SourceError, read_source
+    from .document import Document
+    from .fixes import fix_all
+
+    path, settings = item
+    try:
+        text = read_source(path)
+    except SourceError as exc:
+        return path, None, None, [], str(exc)
+    try:
+        done = fix_all(Document(text, path=path), settings)
+    except ChunkerOptionError as exc:
+        return path, None, None, [], str(exc)
+    except Exception as exc:  # a bug must not stop the run, nor touch the file
+        return path, None, None, [], f"internal error while fixing: {type(exc).__name__}: {exc}"
+    if not done.changed or done.doc.text == text:
+        return path, text, None, [], None
+    return path, text, done.doc.text, done.applied, None
+
+
+def _write_fixed(path: str, new_text: str) -> None:
+    """Replace ``path``'s text, keeping its BOM, mode and line endings (the
+    fixes insert the file's own), through a temporary file in its directory."""
+    import tempfile
+
+    p = Path(path)
+    with open(p, "rb") as f:
+        bom = f.read(3) == b"\xef\xbb\xbf"
+    data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
+    mode = os.stat(p).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
+               errors: list[dict[str, Any]]) -> int:
+    """``--diff``: print the diffs, exit 1 if any; ``--fix``: write the fixed
+    files (the report of what remains follows)."""
+    import difflib
+
+    fixed_files = fixes_total = 0
+    for path, old, new, applied, error in _map(fix_one, items, args.jobs):
+        if error is not None:
+            eprint(error_line(path, error))
+            errors.append({"path": path, "message": error})
+            continue
+        if new is None or old is None:
+            continue
+        fixed_files += 1
+        fixes_total += len(applied)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True),
+                fromfile=path, tofile=path))
+            if not new.endswith(("\n", "\r")):
+                sys.stdout.write("\n\\ No newline at end of file\n")
+        else:
+            try:
+                _write_fixed(path, new)
+            except OSError as exc:
+                message = f"could not write the fixes: {exc.strerror or exc}"
+                eprint(error_line(path, message))
+                errors.append({"path": path, "message": message})
+                fixes_total -= len(applied)
+                fixed_files -= 1
+    noun = f"{fixes_total} fix{'es' if fixes_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}"
+    if args.diff:
+        eprint(f"would apply {noun}" if fixes_total else "no fixes would be applied")
+        if errors:
+            return EXIT_ERROR
+        return EXIT_ISSUES if fixes_total else EXIT_OK
+    eprint(f"applied {noun}" if fixes_total else "no fixes applied")
+    return EXIT_OK
 
 
 def _map(func, items, jobs: int):
@@ -633,11 +797,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
-        flag = " OVERSIZE" if c.oversize else ""
+        flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
-              f"overlap {settings.overlap})\n")
+              f"overlap {settings.overlap})"
+              + ("; offsets approximate" if any(c.approximate for c in chunks) else "") + "\n")
     return EXIT_OK
 
 
@@ -649,17 +814,23 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .preview import html_page, print_terminal
 
     doc = _load_doc(args.file, args)
-    settings = SettingsCache(args).settings(_settings_path(args, args.file))
+    resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
+    settings = resolved.settings
     _check_tokenizer(settings)
     a = analyze(doc, settings)
+    from .analysis import describe_chunker
+
+    simulated = describe_chunker(settings, resolved.sources)
     if args.html:
         page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
-        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}")
+        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}; "
+               f"{simulated}")
         return EXIT_OK
+    sys.stdout.write(simulated + "\n")
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
                    unit=settings.unit, chunker=a.chunker, width=args.width)
     return EXIT_OK
@@ -817,8 +988,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return lines
 
     groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root)
-            for g in groups)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root) for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
@@ -935,10 +1105,74 @@ def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> t
     from .chunkers import explain_route
     from .document import kind_for
 
-    name, why = explain_route(target, kind_for(target), r.settings.chunkers)
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers, r.settings.config_root)
     if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
         why += f" in {r.sources['chunkers']}"
     return key, name, why
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from . import init
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise UsageError(error_line(args.dir, "not a directory"))
+    found = init.distinct(init.find_pipelines(root))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    comments: list[str]
+    if found:
+        print(f"found {len(found)} chunking pipeline{'s' if len(found) != 1 else ''} "
+              f"(read statically, nothing run):")
+        for n, f in enumerate(found, 1):
+            print(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}")
+            for note in f.notes:
+                print(f"       note: {note}")
+        if len(found) == 1:
+            pick = found[0]
+        elif args.choose:
+            if args.choose > len(found):
+                raise UsageError(f"error: --choose {args.choose}: only {len(found)} pipelines found")
+            pick = found[args.choose - 1]
+        elif interactive:
+            pick = found[_ask_number("which one does chunkseam simulate? ", len(found)) - 1]
+        else:
+            raise UsageError("error: several pipelines found: choose one with --choose N")
+        settings = pick.settings
+        comments = [f"written by `chunkseam init` from {pick.where}: {pick.call}"]
+        comments += [f"note: {n}" for n in pick.notes]
+    else:
+        print("no chunking pipeline found in the Python code; library defaults:")
+        names = list(init.PRESETS)
+        for n, name in enumerate(names, 1):
+            print(f"  {n}. {name:<14} {init.PRESETS[name][0]}")
+        if args.preset:
+            if args.preset not in init.PRESETS:
+                raise UsageError(f"error: --preset {args.preset}: expected one of {', '.join(names)}")
+            name = args.preset
+        elif interactive:
+            name = names[_ask_number("which defaults? ", len(names)) - 1]
+        else:
+            raise UsageError("error: no pipeline found: pick defaults with --preset NAME")
+        settings = init.PRESETS[name][1]
+        comments = [f"written by `chunkseam init`: {init.PRESETS[name][0]} (no pipeline found)"]
+    path, table = init.target_file(root, args.config_target)
+    if args.dry_run:
+        sys.stdout.write(f"# {path}\n" + init.render(settings, comments, table=table))
+        return EXIT_OK
+    try:
+        written = init.write(root, settings, comments, prefer=args.config_target, force=args.force)
+    except init.InitError as exc:
+        raise UsageError(f"error: {exc}") from None
+    print(f"wrote {'[tool.chunkseam] in ' if table else ''}{written}")
+    return EXIT_OK
+
+
+def _ask_number(prompt: str, count: int) -> int:
+    while True:
+        answer = input(prompt).strip()
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        print(f"a number from 1 to {count}, please")
 
 
 def _jsonable(v: Any) -> Any:
@@ -969,7 +1203,9 @@ COMMANDS = {
     "compare": cmd_compare,
     "audit": cmd_audit,
     "rule": cmd_rule,
+    "completion": cmd_completion,
     "config": cmd_config,
+    "init": cmd_init,
 }
 
 
@@ -980,6 +1216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
         return cmd_server(argv[argv.index("server") + 1:])
     parser = build_parser(help_requested=any(a in ("-h", "--help") for a in argv))
+    if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `chunkseam completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # exits after answering
     args, extras = parser.parse_known_args(argv)
     if extras:
         sub = (getattr(args, "_subparsers", None) or {}).get(getattr(args, "command", None))

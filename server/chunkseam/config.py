@@ -127,8 +127,8 @@ def kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
-_FIELDS = {f.name for f in fields(Settings)}
-KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings))
+_FIELDS = {f.name for f in fields(Settings) if not f.metadata.get("internal")}
+KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings) if not f.metadata.get("internal"))
 
 
 # --- value checks ----------------------------------------------------------------
@@ -260,6 +260,15 @@ def _check_glob(pattern: str) -> None:
         raise _Bad(problem)
 
 
+def _embedding_model(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or not re.match(r"^[\w./:-]+$", v):
+        raise _Bad("an embedding model name (e.g. \"text-embedding-3-small\", "
+                   "\"BAAI/bge-small-en-v1.5\")")
+    return v
+
+
 def _routes(v: Any) -> dict[str, str]:
     what = 'a table of glob = chunker name (e.g. "*.md" = "markdown")'
     if not isinstance(v, Mapping) or not all(
@@ -342,10 +351,14 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
+    "model_max_tokens": _int(0, "a non-negative integer (tokens; 0 = no limit)"),
+    "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
     "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
     "enable": _bool,
+    "chunk_symbols": _bool,
+    "chunk_folding": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
 
@@ -644,25 +657,28 @@ def resolve(
     errors: list[ConfigError] = []
     sources = {k: "default" for k in KNOWN_KEYS}
     settings = Settings()
-    config_file = Path(config_file) if config_file is not None else find_config(path)
+    user_level = False
     if config_file is not None:
-        file_label = str(config_file)
-        try:
-            table = load_config_file(config_file)
-        except ConfigError as exc:
-            if strict:
-                raise
-            errors.append(exc)
-            table = {}
-        settings, errs = settings_from_mapping(
-            table, source=file_label, base=settings, strict=strict,
-            table=_table_name(config_file), relative_to=config_file.parent,
-        )
-        errors.extend(errs)
-        bad = {normalize_key(e.key) for e in errs if e.key}
-        for k in table:
-            if isinstance(k, str) and normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
-                sources[kebab(normalize_key(k))] = file_label
+        config_file = Path(config_file)
+    else:
+        config_file = find_config(path)
+        if config_file is None:  # like ruff: the user-level file when the project has none
+            config_file = user_config_file()
+            user_level = config_file is not None
+    if config_file is not None:
+        for one, table in _extend_chain(config_file, strict, errors):
+            file_label = str(one)
+            settings, errs = settings_from_mapping(
+                table, source=file_label, base=settings, strict=strict,
+                table=_table_name(one), relative_to=one.parent,
+            )
+            errors.extend(errs)
+            bad = {normalize_key(e.key) for e in errs if e.key}
+            for k in table:
+                if isinstance(k, str) and normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
+                    sources[kebab(normalize_key(k))] = file_label
+        if not user_level:  # path patterns are anchored at the configuration file's directory
+            settings = replace(settings, config_root=str(config_file.absolute().parent))
     if overrides:
         clean = {k: v for k, v in overrides.items() if v is not None}
         settings, errs = settings_from_mapping(
@@ -692,9 +708,72 @@ def resolve(
     return Resolved(settings, sources, config_file, errors)
 
 
+#: keys of a configuration file that are not settings
+FILE_ONLY_KEYS = ("extend",)
+_MAX_EXTEND = 16
+
+
+def user_config_file() -> Path | None:
+    """The user-level configuration file (``chunkseam.toml`` in the platform's user
+    config directory, e.g. ``~/.config/chunkseam/`` on Linux), when it exists."""
+    try:
+        import platformdirs
+
+        candidate = Path(platformdirs.user_config_dir("chunkseam", appauthor=False)) / "chunkseam.toml"
+        return candidate if candidate.is_file() else None
+    except Exception:  # no home directory …: no user configuration
+        return None
+
+
+def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) -> list[tuple[Path, dict[str, Any]]]:
+    """``config_file`` and the files it extends (``extend = "../chunkseam.toml"``,
+    relative to the extending file), the most basic first, without ``extend``."""
+    chain: list[tuple[Path, dict[str, Any]]] = []
+    seen: set[Path] = set()
+    current: Path | None = config_file
+    while current is not None:
+        try:
+            table = dict(load_config_file(current))
+        except ConfigError as exc:
+            if strict:
+                raise
+            errors.append(exc)
+            table = {}
+        target = table.pop("extend", None)
+        chain.append((current, table))
+        seen.add(current.resolve())
+        current = None
+        if target is None:
+            break
+        err = None
+        if not isinstance(target, str) or not target.strip():
+            err = ConfigError(str(chain[-1][0]), "extend", target, "a path to a configuration file",
+                              table=_table_name(chain[-1][0]))
+        else:
+            p = Path(os.path.expanduser(target))
+            p = Path(os.path.normpath(p if p.is_absolute() else chain[-1][0].parent / p))
+            if not p.is_file():
+                err = ConfigError(str(chain[-1][0]), "extend", target,
+                                  "a path to an existing configuration file (relative to this one)",
+                                  table=_table_name(chain[-1][0]))
+            elif p.resolve() in seen or len(chain) >= _MAX_EXTEND:
+                err = ConfigError(str(chain[-1][0]), "extend", target, "no cycle",
+                                  message=f"extend = {_toml_repr(target)}: the extend chain loops back "
+                                          f"(or is longer than {_MAX_EXTEND} files)")
+            else:
+                current = p
+        if err is not None:
+            if strict:
+                raise err
+            errors.append(err)
+    return list(reversed(chain))
+
+
 def describe(resolved: Resolved) -> list[tuple[str, Any, str]]:
     """(kebab key, value, source) for every setting, for ``config --show``."""
     out = []
     for f in fields(Settings):
+        if f.metadata.get("internal"):
+            continue
         out.append((kebab(f.name), getattr(resolved.settings, f.name), resolved.sources.get(kebab(f.name), "default")))
     return out

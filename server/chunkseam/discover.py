@@ -100,7 +100,7 @@ class _Matcher:
         self.root = root
         #: exclude patterns are relative to the project (the config file's directory or cwd)
         self.base = (base or Path.cwd()).absolute()
-        self.exclude = _spec(list(DEFAULT_EXCLUDE) + list(exclude))
+        self.exclude_patterns = tuple(DEFAULT_EXCLUDE) + tuple(exclude)
         self.respect_gitignore = respect_gitignore
         #: directory -> its .gitignore spec (None when it has none)
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
@@ -137,18 +137,10 @@ class _Matcher:
         return chain
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
-        if self.exclude is None:
-            return False
-        slash = "/" if is_dir else ""
-        path = path.absolute()
-        for top in (self.base, self.root):
-            try:
-                rel = path.relative_to(top).as_posix()
-            except ValueError:
-                continue
-            if self.exclude.match_file(rel + slash):
-                return True
-        return bool(self.exclude.match_file(path.name + slash))
+        # one dialect (chunkseam.globs): gitignore-style, anchored at the config file's directory
+        from .globs import matches
+
+        return matches(path, self.exclude_patterns, self.base, is_dir=is_dir)
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         if self.excluded(path, is_dir):
@@ -165,17 +157,16 @@ class _Matcher:
         return False
 
 
-def _included(path: Path, root: Path, include: pathspec.PathSpec | None) -> bool:
-    if include is None:
+def _included(path: Path, root: Path, include: tuple[str, ...] | None, base: Path | None = None) -> bool:
+    """Whether a file found in a walk matches ``include`` (anchored like every pattern, see chunkseam.globs)."""
+    if not include:
         return True
-    try:
-        rel = path.relative_to(root).as_posix()
-    except ValueError:
-        rel = path.name
-    return include.match_file(rel) or include.match_file(path.name)
+    from .globs import matches
+
+    return matches(path, include, base)
 
 
-def _walk(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out: Discovery) -> int:
+def _walk(root: Path, matcher: _Matcher, include: tuple[str, ...] | None, out: Discovery) -> int:
     found = 0
 
     def onerror(exc: OSError) -> None:
@@ -186,7 +177,7 @@ def _walk(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out:
         dirnames[:] = sorted(n for n in dirnames if not matcher.ignored(d / n, True))
         for name in sorted(filenames):
             p = d / name
-            if matcher.ignored(p, False) or not _included(p, root, include):
+            if matcher.ignored(p, False) or not _included(p, root, include, matcher.base):
                 continue
             out.files.append(p)
             found += 1
@@ -203,6 +194,15 @@ def file_excluded(path: str | Path, exclude: tuple[str, ...] | list[str], *,
     return _Matcher(cwd or Path.cwd(), tuple(exclude), False, base).excluded(Path(path), False)
 
 
+def file_included(path: str | Path, include: tuple[str, ...] | list[str], *,
+                  base: Path | None = None) -> bool:
+    """Whether walking ``base`` (``chunkseam lint .`` there) would lint ``path``
+    by the ``include`` setting; the editor analyses exactly those files."""
+    spec = _spec(include)
+    p = Path(path)
+    return _included(p, base if base is not None else p.parent, spec)
+
+
 def discover(
     paths: list[str] | None,
     include: tuple[str, ...] | list[str] = (),
@@ -215,7 +215,7 @@ def discover(
     """Files to lint for the command-line ``paths`` (default: the current directory)."""
     cwd = cwd or Path.cwd()
     out = Discovery()
-    include_spec = _spec(include)
+    include_spec = tuple(p for p in include if p and p.strip()) or None
     seen: set[Path] = set()
     for arg in paths or ["."]:
         p = Path(arg)
@@ -264,7 +264,7 @@ def discover(
     return out
 
 
-def _walk_rel(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out: Discovery) -> None:
+def _walk_rel(root: Path, matcher: _Matcher, include: tuple[str, ...] | None, out: Discovery) -> None:
     """Walk ``root`` (possibly relative) while matching on absolute paths, so the
     paths we return keep the form the user typed (``docs/a.md``, not ``/abs/docs/a.md``)."""
     absolute_root = matcher.root

@@ -41,7 +41,7 @@ MISSING = ('Hugging Face tokenizers need the `tokenizers` library: '
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 _lock = threading.Lock()
-_sizers: dict[tuple[str, str], "HFSizer"] = {}
+_sizers: dict[tuple[str, str], HFSizer] = {}
 
 
 def is_hf(encoding: str | None) -> bool:

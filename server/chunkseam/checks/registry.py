@@ -38,10 +38,9 @@ wins; ``"off"`` disables).
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Iterable
 
 from ..issue import SEVERITIES
@@ -112,6 +111,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "the chunk opens by pointing back (\"This\", \"As mentioned above\" …)"),
     ("CS104", "no-context", "hint", "chunk",
      "the chunk carries no heading path although its document has headings"),
+    ("CS105", "over-model-limit", "warning", "chunk",
+     "the chunk is longer than the embedding model's input limit: the rest is cut off silently"),
     # code files
     ("CS201", "split-definition", "warning", "code",
      "the cut falls inside a function or class (not between two members of a class)"),
@@ -257,34 +258,15 @@ def unknown_selectors(settings: Any) -> list[str]:
     return seen
 
 
-def path_matches(path: str | None, pattern: str) -> bool:
-    """Whether a file path matches a per-file-ignores glob.
+def path_matches(path: str | None, pattern: str, base: str | None = None) -> bool:
+    """Whether a file path matches a per-file-ignores glob: gitignore-style,
+    anchored at ``base`` (the configuration file's directory; None = the
+    current directory), like every path pattern of the configuration (see
+    :mod:`chunkseam.globs`): ``docs/legacy/`` covers ``BASE/docs/legacy/**``,
+    ``*.md`` and ``CHANGELOG.md`` match at any depth."""
+    from .. import globs
 
-    A pattern matches the full path (``fnmatch``, ``*`` crossing ``/``), or the
-    path's tail (``docs/legacy/*.md`` matches ``/repo/docs/legacy/a.md``), or
-    the file name alone (``*.md``, ``CHANGELOG.md``).
-    """
-    if not path:
-        return False
-    p = path.replace("\\", "/")
-    pat = pattern.replace("\\", "/")
-    if pat.startswith("./"):
-        pat = pat[2:]
-    if fnmatch.fnmatch(p, pat):
-        return True
-    if "/" not in pat.strip("/"):
-        return fnmatch.fnmatch(PurePosixPath(p).name, pat.strip("/"))
-    pure = PurePosixPath(p)
-    try:
-        if pure.match(pat.rstrip("/")):
-            return True
-    except ValueError:
-        return False
-    # a directory pattern ("docs/legacy/" or "docs/legacy") covers its files
-    base = pat.rstrip("/").rstrip("*").rstrip("/")
-    if base and not any(ch in base for ch in "*?["):
-        return ("/" + base + "/") in ("/" + p.lstrip("/")) or p.startswith(base + "/")
-    return False
+    return globs.matches(path, pattern, base)
 
 
 def _decide(code: str, selected: list[tuple[int, bool]]) -> bool | None:
@@ -313,14 +295,14 @@ def resolve_selection(settings: Any = None, path: str | None = None) -> dict[str
     severity = dict(getattr(settings, "severity", {}) or {})
     per_file = dict(getattr(settings, "per_file_ignores", {}) or {})
     return dict(_resolve(select, extend, ignore, tuple(sorted(severity.items())),
-                         _file_ignores(per_file, path)))
+                         _file_ignores(per_file, path, getattr(settings, "config_root", None))))
 
 
-def _file_ignores(per_file: dict[str, Iterable[str]], path: str | None) -> tuple[str, ...]:
+def _file_ignores(per_file: dict[str, Iterable[str]], path: str | None, base: str | None = None) -> tuple[str, ...]:
     out: list[str] = []
     if path:
         for pattern, rules in per_file.items():
-            if path_matches(path, pattern):
+            if path_matches(path, pattern, base):
                 out.extend(rules)
     return tuple(out)
 

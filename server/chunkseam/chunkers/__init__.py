@@ -9,7 +9,6 @@ looks one up by name and :func:`route` picks one for a file.
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 import threading
 from typing import Any, Callable, Protocol
@@ -100,25 +99,25 @@ def get(name: str) -> Chunker:
 _KIND_DEFAULT = {"markdown": "markdown", "python": "code", "code": "code", "text": "sentence"}
 
 
-def route(doc: Document, routes: dict[str, str] | None = None) -> str:
+def route(doc: Document, routes: dict[str, str] | None = None, base: str | None = None) -> str:
     """The chunker name for a document: the first matching glob of ``routes``
-    (user routes first, then the defaults), else by document kind."""
-    return explain_route(doc.path, doc.kind, routes)[0]
+    (user routes first, then the defaults), else by document kind. Globs are
+    gitignore-style, anchored at ``base`` (see :mod:`chunkseam.globs`)."""
+    return explain_route(doc.path, doc.kind, routes, base)[0]
 
 
-def explain_route(path: str | None, kind: str, routes: dict[str, str] | None = None) -> tuple[str, str]:
+def explain_route(path: str | None, kind: str, routes: dict[str, str] | None = None,
+                  base: str | None = None) -> tuple[str, str]:
     """(chunker name, why) for a document at ``path`` of ``kind``: the first
     matching glob of the user's ``routes``, then of the built-in routes, else
     the default for the document kind."""
+    from .. import globs
     from ..settings import DEFAULT_ROUTES
 
     if path:
-        from pathlib import PurePath
-
-        name = PurePath(path).name
         for table, label in ((routes or {}, "chunkers"), (DEFAULT_ROUTES, "built-in route")):
-            for pattern, chunker in table.items():
-                if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(path, pattern):
-                    return chunker, f"{label} {pattern!r}"
+            pattern = globs.first_match(path, table, base)
+            if pattern is not None:
+                return table[pattern], f"{label} {pattern!r}"
     chunker = _KIND_DEFAULT.get(kind, "sentence")
     return chunker, f"default for {kind} documents"

@@ -57,6 +57,8 @@ class Piece:
     text: str
     start: int | None = None
     end: int | None = None
+    #: the library's own size of the chunk, when it is in the sizer's unit
+    tokens: int | None = None
 
 
 def accepted_keywords(cls: Any) -> set[str]:
@@ -74,11 +76,12 @@ def freeze(options: dict[str, Any]) -> str:
 
 
 def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
-                    overlap_floor: Any = None) -> list[tuple[int, int]] | None:
+                    overlap_ok: Any = None) -> list[tuple[int, int]] | None:
     """The library's own offsets if every one checks out, else None.
 
-    ``overlap_floor(prev_start, prev_end)`` is the earliest start the next
-    chunk may have under the library's overlap (None: not checked)."""
+    ``overlap_ok(prev_start, prev_end, start)`` says whether a chunk starting at
+    ``start`` inside the previous chunk is within the library's overlap (None:
+    not checked); a chunk starting at or after the previous end always is."""
     spans: list[tuple[int, int]] = []
     for p in pieces:
         if not isinstance(p.start, int) or not isinstance(p.end, int):
@@ -89,7 +92,8 @@ def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
             prev_start, prev_end = spans[-1]
             if p.start < prev_start:
                 return None
-            if overlap_floor is not None and p.start < overlap_floor(prev_start, prev_end):
+            if (overlap_ok is not None and p.start < prev_end
+                    and not overlap_ok(prev_start, prev_end, p.start)):
                 return None
         spans.append((p.start, p.end))
     return spans
@@ -148,6 +152,18 @@ class Adapter:
 
     # --- the library ------------------------------------------------------
 
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None;
+        checked without importing the library (``--help``, configuration checks)."""
+        import importlib.util
+
+        top = self.module.split(".")[0]
+        try:
+            found = importlib.util.find_spec(top) is not None  # the top package only: nothing imported
+        except (ImportError, ValueError):
+            found = False
+        return None if found else f'the "{self.name}" chunker needs {top}: pip install "chunkseam[{self.extra}]"'
+
     def library(self) -> Any:
         try:
             return importlib.import_module(self.module)
@@ -199,18 +215,18 @@ class Adapter:
     def split(self, built: Any, text: str) -> list[Piece]:
         raise NotImplementedError
 
-    def overlap_floor(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
+    def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
                       overlap: int, options: dict[str, Any]) -> Any:
-        """``f(prev_start, prev_end) -> earliest next start`` for checking native
-        offsets (None: the library's offsets are trusted as they are)."""
+        """``f(prev_start, prev_end, start) -> bool``: may a chunk start at ``start``,
+        inside the previous chunk, under the library's overlap? (None: the
+        library's offsets are trusted as they are.) Only the overlapping text is
+        measured, so checking costs little."""
         if overlap == 0:
-            return lambda _s, e: e
+            return lambda _s, _e, _start: False
         if sizer.unit == "chars":
-            return lambda s, e: max(s, e - overlap)
-        from .pipeline import _token_floor
-
-        budget = overlap + max(4, overlap // 4)
-        return lambda s, e: _token_floor(sizer, text, s, e, budget)
+            return lambda _s, e, start: e - start <= overlap
+        slack = overlap + max(4, overlap // 4)  # a region counted in context can differ
+        return lambda _s, e, start: sizer.count(text[start:e]) <= slack
 
     def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,
                         options: dict[str, Any]) -> int:
@@ -247,8 +263,8 @@ class Adapter:
                       sizer: Sizer, size: int, overlap: int, options: dict[str, Any],
                       approximate: bool) -> tuple[list[tuple[int, int]], str]:
         pieces = [p for p in pieces if p.text]
-        floor = self.overlap_floor(built, splitter, text, sizer, size, overlap, options)
-        native = verified_native(text, pieces, sizer, floor)
+        check = self.overlap_check(built, splitter, text, sizer, size, overlap, options)
+        native = verified_native(text, pieces, sizer, check)
         if native is not None:
             return native, "native"
         from .pipeline import locate
@@ -283,9 +299,11 @@ class Adapter:
         meta = {**self.meta(splitter, built), "offsets": how}
         if how == "approximate":
             meta["approximate"] = True
+        counts = [p.tokens for p in pieces if p.text] if how == "native" else []
         chunks: list[Chunk] = []
         for i, (start, end) in enumerate(spans):
-            tokens = sizer.count(text[start:end])
+            tokens = counts[i] if i < len(counts) and counts[i] is not None else \
+                sizer.count(text[start:end])
             chunks.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=self.name,
                                 oversize=self.oversize(tokens, size, splitter, rest),
                                 meta=dict(meta)))

@@ -82,7 +82,9 @@ class ChonkieAdapter(Adapter):
         return cls(tokenizer=self.tokenizer(sizer), chunk_size=size, **kwargs)
 
     def split(self, built: Any, text: str) -> list[Piece]:
-        return [Piece(c.text, c.start_index, c.end_index) for c in built.chunk(text)]
+        # chonkie's token_count comes from the tokenizer chunkseam passed: the sizer's own
+        return [Piece(c.text, c.start_index, c.end_index, getattr(c, "token_count", None))
+                for c in built.chunk(text)]
 
 
 register(ChonkieAdapter())

@@ -78,10 +78,9 @@ class HaystackAdapter(Adapter):
         self.library()
         unit = self._unit(splitter, options)
         encoding = getattr(sizer, "encoding", None)
-        if unit == "token":
-            if sizer.unit != "tokens" or encoding is None:
-                raise ValueError(f"{self.name}: {self.UNITS[splitter][0]} = \"token\" counts "
-                                 "tiktoken tokens: use unit = tokens with a tiktoken encoding")
+        if unit == "token" and (sizer.unit != "tokens" or encoding is None):
+            raise ValueError(f"{self.name}: {self.UNITS[splitter][0]} = \"token\" counts "
+                             "tiktoken tokens: use unit = tokens with a tiktoken encoding")
         kwargs = dict(options)
         if splitter == "DocumentSplitter" and unit == "token":
             kwargs["tokenizer_encoding"] = encoding.name
@@ -110,11 +109,11 @@ class HaystackAdapter(Adapter):
             out.append(Piece(content, start, start + len(content) if isinstance(start, int) else None))
         return out
 
-    def overlap_floor(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
+    def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
                       overlap: int, options: dict[str, Any]) -> Any:
         unit = self._unit(splitter, options)
         if unit == "token" or (unit == "char" and sizer.unit == "chars"):
-            return super().overlap_floor(built, splitter, text, sizer, size, overlap, options)
+            return super().overlap_check(built, splitter, text, sizer, size, overlap, options)
         return None  # words, lines …: the overlap is in Haystack's unit; starts in order suffice
 
     def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,

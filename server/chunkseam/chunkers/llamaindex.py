@@ -92,7 +92,9 @@ class LlamaIndexAdapter(Adapter):
         to standard output when the room left is small."""
         reserved = len(built._tokenizer(""))
         if type(built).__name__ == "TokenTextSplitter":
-            from llama_index.core.node_parser.text.token import DEFAULT_METADATA_FORMAT_LEN
+            from llama_index.core.node_parser.text.token import (
+                DEFAULT_METADATA_FORMAT_LEN,
+            )
 
             reserved += DEFAULT_METADATA_FORMAT_LEN
         effective = built.chunk_size - reserved

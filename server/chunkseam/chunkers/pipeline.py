@@ -370,7 +370,27 @@ def _preview(s: str, n: int = 60) -> str:
     return repr(s if len(s) <= n else s[: n - 1] + "…")
 
 
-def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, size: int,
+def _plain_recursive(splitter: Any) -> bool:
+    """Is ``splitter`` a RecursiveCharacterTextSplitter (or a subclass that
+    only sets its separators), whose algorithm ``recursive`` follows?"""
+    base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
+    if base is None or not isinstance(splitter, base):
+        return False
+    cls = type(splitter)
+    return all(getattr(cls, m, None) is getattr(base, m, None)
+               for m in ("split_text", "_split_text", "_merge_splits", "_join_docs"))
+
+
+def _recursive_options(splitter: Any) -> dict[str, Any]:
+    return {
+        "separators": tuple(splitter._separators),
+        "keep_separator": splitter._keep_separator,
+        "strip_whitespace": splitter._strip_whitespace,
+        "is_separator_regex": splitter._is_separator_regex,
+    }
+
+
+def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
                      overlap: int) -> list[tuple[int, int]] | None:
     """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
     subclasses): the spans of chunkseam's own ``recursive`` run with the
@@ -381,19 +401,15 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
     base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
     if base is None or not isinstance(splitter, base):
         return None
+    text = doc.text
     try:
-        from .recursive import recursive_spans
+        from .recursive import recursive_chunks
 
-        options = {
-            "separators": list(splitter._separators),
-            "keep_separator": splitter._keep_separator,
-            "strip_whitespace": splitter._strip_whitespace,
-            "is_separator_regex": splitter._is_separator_regex,
-        }
-        found, _ = recursive_spans(text, sizer, size=size, overlap=overlap, **options)
+        run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+                               **_recursive_options(splitter))
     except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
         return None
-    spans = [(start, end) for start, end, _ in found]
+    spans = [(start, end) for _step, start, end, _t in run.emits]
     if len(spans) != len(pieces) or any(
         text[a:b] != piece for (a, b), piece in zip(spans, pieces)
     ):
@@ -440,20 +456,40 @@ class LangChainChunker:
         splitter = get_splitter(sizer, size=size, overlap=overlap, **options)
         text = doc.text
         _probe_separators(splitter, text)
-        pieces = splitter.split_text(text) if text else []
-        spans = _recursive_spans(splitter, text, pieces, sizer, size, overlap)
-        if spans is None:
-            spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
-        chunks: list[Chunk] = []
-        for i, (start, end) in enumerate(spans):
-            tokens = sizer.count(text[start:end])
-            chunks.append(
-                Chunk(
-                    start, end, i, source=text, tokens=tokens, strategy=name,
-                    oversize=tokens > size, meta={"splitter": splitter_name},
-                )
-            )
-        return chunks
+        meta = {"splitter": splitter_name}
+        # a RecursiveCharacterTextSplitter is re-run only around an edit (see
+        # chunkers/resync.py); the result is kept for the next version
+        from .resync import langchain_key, langchain_update
+
+        key = langchain_key(splitter, sizer)
+        kept = doc.memoised(key)
+        if kept is None and text and _plain_recursive(splitter):
+            try:
+                kept = langchain_update(doc, splitter, sizer, size, overlap,
+                                        _recursive_options(splitter))
+            except (AttributeError, TypeError, ValueError):
+                kept = None
+        if kept is None:
+            pieces = splitter.split_text(text) if text else []
+            spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
+            verified = spans is not None and _plain_recursive(splitter)
+            if spans is None:
+                spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+            kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
+            if not verified:
+                return self._chunks(text, kept, size, meta)
+        result = kept
+        doc.memo(key, lambda: result)
+        return self._chunks(text, kept, size, meta)
+
+    @staticmethod
+    def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
+                meta: dict[str, Any]) -> list[Chunk]:
+        return [
+            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                  oversize=tokens > size, meta=dict(meta))
+            for i, (start, end, tokens) in enumerate(spans)
+        ]
 
 
 register(LangChainChunker())

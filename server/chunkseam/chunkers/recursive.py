@@ -582,10 +582,11 @@ def run_key(sizer: Sizer, size: int, overlap: int, options: dict[str, Any]) -> t
 
 
 def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
-                     **options: Any) -> Any:
+                     previous: tuple | None = None, **options: Any) -> Any:
     """The top-level run (:class:`chunkseam.chunkers.resync.RecursiveRun`) of
     ``recursive`` over ``doc``, updated from the run of the document it was
-    edited from when that one is still known (see :mod:`.resync`)."""
+    edited from when that one is still known (see :mod:`.resync`), or from
+    ``previous`` (``(run, start, end, inserted)``) when given."""
     from .resync import find_previous, recursive_run
 
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
@@ -596,7 +597,7 @@ def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0
         raise ValueError(f"recursive: overlap ({overlap}) must not be larger than size ({size})")
     separators, keep, strip, is_regex = _options(options)
     key = run_key(sizer, size, overlap, options)
-    if key is not None:
+    if key is not None and previous is None:
         kept = doc.memoised(key)
         if kept is not None:
             return kept
@@ -604,7 +605,8 @@ def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0
     measure = _measurer(sizer)
     run = _Run(text, size, overlap, keep, strip, is_regex, measure)
     counter = None if measure is len else SpanCounter(text, sizer, measure)
-    previous = find_previous(doc, key) if key is not None else None
+    if previous is None and key is not None:
+        previous = find_previous(doc, key)
     if previous is not None:
         old, a, b, ins = previous
         top = recursive_run(text, run, separators, counter, old, (a, b, ins))

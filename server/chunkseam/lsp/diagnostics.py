@@ -14,6 +14,7 @@ diagnostic at the top of the file that says how many more there are.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -181,9 +182,9 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     return cap(out, limit)
 
 
-def publish(server: Any, result: "Result") -> None:
+def publish(server: Any, result: "Result", limit: int = 0) -> None:
     server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=result.uri, diagnostics=result.diagnostics, version=result.version))
+        uri=result.uri, diagnostics=cap(result.diagnostics, limit), version=result.version))
 
 
 def clear(server: Any, uri: str, version: int | None = None) -> None:
@@ -191,9 +192,64 @@ def clear(server: Any, uri: str, version: int | None = None) -> None:
         types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
 
 
-def report(result: "Result", previous_result_id: str | None) -> types.DocumentDiagnosticReport:
+def report(result: "Result", previous_result_id: str | None,
+           limit: int = 0) -> types.DocumentDiagnosticReport:
     """The pull-model answer for ``textDocument/diagnostic``."""
     if previous_result_id is not None and previous_result_id == result.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=list(result.diagnostics),
+    return types.RelatedFullDocumentDiagnosticReport(items=list(cap(result.diagnostics, limit)),
                                                      result_id=result.result_id)
+
+
+_AT = re.compile(r"at line (\d+), column (\d+)")
+
+
+def _config_range(err: Any, text: str | None) -> types.Range:
+    """Where in the config file ``err`` is: the TOML parser's position, else the
+    line that sets the key, else the top of the file."""
+    m = _AT.search(str(err))
+    if m:
+        line, col = int(m.group(1)) - 1, max(0, int(m.group(2)) - 1)
+        return types.Range(types.Position(line, col), types.Position(line, col + 1))
+    key = getattr(err, "key", None)
+    if text and isinstance(key, str) and key:
+        last = key.rsplit(".", 1)[-1].strip("'\"")
+        pattern = re.compile(rf"^[ \t]*[\"']?{re.escape(last)}[\"']?[ \t]*=", re.MULTILINE)
+        hit = pattern.search(text)
+        if hit:
+            line = text.count("\n", 0, hit.start())
+            start = hit.start() - (text.rfind("\n", 0, hit.start()) + 1)
+            return types.Range(types.Position(line, start), types.Position(line, start + len(last)))
+    return types.Range(types.Position(0, 0), types.Position(0, 0))
+
+
+def config_file_diagnostics(errors: list[Any]) -> dict[str, list[types.Diagnostic]]:
+    """Diagnostics on the config files themselves (uri -> diagnostics) for
+    the configuration errors of a result."""
+    from pathlib import Path
+
+    out: dict[str, list[types.Diagnostic]] = {}
+    texts: dict[str, str | None] = {}
+    for err in errors:
+        file = getattr(err, "file", None)
+        if not isinstance(file, str) or not file or file in ("editor", "command line"):
+            continue
+        path = Path(file)
+        if not path.is_absolute() or not path.name.endswith(".toml"):
+            continue
+        if file not in texts:
+            try:
+                texts[file] = path.read_text(encoding="utf-8") if path.is_file() and path.stat().st_size < 1 << 20 else None
+            except (OSError, UnicodeDecodeError):
+                texts[file] = None
+        warning = getattr(err, "warning", False)
+        message = str(err)
+        prefix = f"{file}: "
+        out.setdefault(path.as_uri(), []).append(types.Diagnostic(
+            range=_config_range(err, texts[file]),
+            message=message[len(prefix):] if message.startswith(prefix) else message,
+            severity=types.DiagnosticSeverity.Warning if warning else types.DiagnosticSeverity.Error,
+            code="config",
+            source=SOURCE,
+        ))
+    return out

@@ -93,11 +93,12 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = lambda result, encoding: diagnostics.build(
-            result, encoding, limit=self.store.editor.max_diagnostics()[0])
+        self.store.build_diagnostics = diagnostics.build
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
+        #: config file uri -> the diagnostics published on it
+        self.config_diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.shutdown_requested = False
 
     # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
@@ -164,6 +165,12 @@ class ChunkseamServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def report_config_errors(self, result: Result) -> None:
+        # diagnostics on the config file itself (pushed, in either diagnostic mode)
+        for uri, diags in diagnostics.config_file_diagnostics(result.config_errors).items():
+            if self.config_diagnostics.get(uri) != diags:
+                self.config_diagnostics[uri] = diags
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
         for err in result.config_errors:
             kind = types.MessageType.Warning if getattr(err, "warning", False) else types.MessageType.Error
             self.show_once(describe_error(err), kind)
@@ -180,12 +187,15 @@ class ChunkseamServer(LanguageServer):
     def publish(self, result: Result) -> None:
         if self.pull_mode:
             return
-        diagnostics.publish(self, result)
+        diagnostics.publish(self, result, self.store.editor.max_diagnostics()[0])
 
     def refresh_all(self) -> None:
         """Configuration changed: re-analyse and re-publish every open document."""
         self.store.bump_generation()
         self.reported.clear()
+        for uri in list(self.config_diagnostics):  # re-published by the next analyses if still wrong
+            diagnostics.clear(self, uri)
+        self.config_diagnostics.clear()
         self.apply_log_level()
         if self.pull_mode:
             if self.supports("workspace.diagnostics.refresh_support", False):
@@ -213,9 +223,12 @@ class ChunkseamServer(LanguageServer):
             return False
         values = list(values or [])
         section = values[0] if values else None
+        if not isinstance(section, dict):
+            # null: the client has no such section; the initialization options stand
+            return False
         per_folder = {path: values[i + 1] for i, (_, path) in enumerate(folders)
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
-        return self.store.editor.set_workspace(section if isinstance(section, dict) else {}, per_folder)
+        return self.store.editor.set_workspace(section, per_folder)
 
     async def result(self, uri: str) -> Result:
         try:
@@ -375,7 +388,8 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
     result = await ls.result(params.text_document.uri)
-    return diagnostics.report(result, params.previous_result_id)
+    return diagnostics.report(result, params.previous_result_id,
+                              ls.store.editor.max_diagnostics()[0])
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -395,11 +409,29 @@ async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           actions.FIX_ALL],
+                                        resolve_provider=True))
 async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
     result = await ls.result(params.text_document.uri)
     doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
-    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes)
+    props = ls.supports("text_document.code_action.resolve_support.properties", None) or []
+    # the fixes are verified by re-simulation: off the event loop
+    return await asyncio.get_running_loop().run_in_executor(
+        ls.store.executor, lambda: actions.code_actions(result, params, ls.encoding,
+                                                        document_changes=doc_changes,
+                                                        lazy="edit" in props))
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: ChunkseamServer, action: types.CodeAction):
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if not isinstance(uri, str) or uri not in ls.store.docs:
+        return action
+    result = await ls.result(uri)
+    doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
+    return actions.resolve(result, action, ls.encoding, doc_changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -418,19 +450,41 @@ async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
 
 @server.command(codelens.SHOW_CHUNK)
 async def show_chunk(ls: ChunkseamServer, *args: Any) -> dict[str, Any]:
-    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …}
-        uri, index = args[0].get("uri"), args[0].get("index")
+    show = False
+    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …, "show": …}
+        uri, index, show = args[0].get("uri"), args[0].get("index"), bool(args[0].get("show"))
     elif len(args) >= 2:
         uri, index = args[0], args[1]
+        show = len(args) >= 3 and isinstance(args[2], dict) and bool(args[2].get("show"))
     else:
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     result = await ls.result(uri)
     try:
-        return codelens.show_chunk(result, index, ls.encoding)
+        info = codelens.show_chunk(result, index, ls.encoding)
     except IndexError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
+    if show:
+        await _display_chunk(ls, result, info)
+    return info
+
+
+async def _display_chunk(ls: ChunkseamServer, result: Result, info: dict[str, Any]) -> None:
+    """Show a chunk in a client that does not display the command's answer."""
+    if ls.supports("window.show_document.support", False):
+        try:
+            path = codelens.write_preview(result, info)
+            from pygls.uris import from_fs_path
+
+            answer = await ls.window_show_document_async(types.ShowDocumentParams(
+                uri=from_fs_path(path) or path, take_focus=True))
+            if answer is None or getattr(answer, "success", True):
+                return
+        except Exception as exc:
+            logger.info("chunkseam: could not show the chunk as a document: %s", exc)
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                   message=codelens.message_text(info)))
 
 
 @server.feature(custom.CHUNKS)

@@ -173,8 +173,25 @@ def resolve_for(path: str | None, editor: EditorSettings):
     ``errors`` (reported once by the server)."""
     from ..config import resolve
 
-    return resolve(path, editor.overrides(path), strict=False, trusted=editor.trusted,
-                   overrides_source="editor")
+    resolved = resolve(path, editor.overrides(path), strict=False, trusted=editor.trusted,
+                       overrides_source="editor")
+    resolved.unusable = unusable_config(resolved)  # type: ignore[attr-defined]
+    return resolved
+
+
+def unusable_config(resolved: Any) -> str | None:
+    """Why the document's config file cannot be used at all (not TOML, not
+    readable, ``[tool.chunkseam]`` not a table), else None. Such a document is
+    not analysed: defaults in place of the project's settings would be a silent
+    lie (the file's errors are shown on the file and in the status bar)."""
+    file = getattr(resolved, "config_file", None)
+    if file is None:
+        return None
+    for err in getattr(resolved, "errors", []):
+        if (not getattr(err, "warning", False) and getattr(err, "file", None) == str(file)
+                and getattr(err, "key", None) in (None, "tool.chunkseam")):
+            return str(err)
+    return None
 
 
 def describe_error(err: Any) -> str:

@@ -116,6 +116,8 @@ class Result:
     unit: str = "tokens"
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    #: which chunker is simulated and where that came from (for a status bar)
+    simulated: str | None = None
 
     @property
     def chunks(self) -> list[Any]:
@@ -270,6 +272,16 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
+            from ..analysis import describe_chunker
+
+            result.simulated = describe_chunker(resolved.settings, resolved.sources)
+            if getattr(resolved, "unusable", None):
+                # a broken config file: no analysis rather than a silent default
+                result.error = f"the configuration file cannot be used: {resolved.unusable}"
+                if self.build_diagnostics is not None:
+                    result.diagnostics = self.build_diagnostics(result, encoding)
+                result.seconds = time.perf_counter() - t0
+                return result
         except Exception as exc:
             logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
                          uri, traceback.format_exc())
@@ -281,6 +293,11 @@ class DocumentStore:
         if doc.path and settings.exclude and _excluded(doc.path, settings.exclude, resolved_file,
                                                        self.root_path):
             # the project's `exclude` setting applies in the editor as on the command line
+            result.disabled = True
+            result.seconds = time.perf_counter() - t0
+            return result
+        if doc.path and not _included(doc.path, settings.include, resolved_file, self.root_path):
+            # a file `chunkseam lint .` would not look at (LICENSE, chunkseam.toml …)
             result.disabled = True
             result.seconds = time.perf_counter() - t0
             return result
@@ -413,6 +430,26 @@ def _index(result: Result, sizer: Any) -> None:
             logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
     result.heading_paths = paths
     result.unit = getattr(sizer, "unit", None) or result.settings.unit
+
+
+def _included(path: str, include, config_file, root_path: str | None) -> bool:
+    """``include`` patterns are matched as ``chunkseam lint .`` matches them
+    when it walks the config file's directory (else the workspace root)."""
+    from pathlib import Path
+
+    from ..discover import file_included
+
+    base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
+    if base is not None:
+        try:
+            Path(path).relative_to(base)
+        except ValueError:
+            base = None  # a file outside the project: matched by its name
+    try:
+        return file_included(path, include, base=base)
+    except Exception:  # a bad pattern must not stop the analysis
+        logger.debug("chunkseam: include check failed for %s", path, exc_info=True)
+        return True
 
 
 def _excluded(path: str, exclude, config_file, root_path: str | None) -> bool:
