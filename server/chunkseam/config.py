@@ -491,6 +491,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         cached = _file_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
+        import stat as stat_
+
+        if not stat_.S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
+            raise ConfigError(str(path), None, message="not a usable config file: not a regular file")
         if stat.st_size > MAX_CONFIG_BYTES:
             raise ConfigError(str(path), None, message=f"not a usable config file: {stat.st_size:,} bytes "
                               f"(at most {MAX_CONFIG_BYTES:,})")
@@ -691,7 +695,7 @@ def resolve(
             if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
                 sources[kebab(normalize_key(k))] = overrides_source
     errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
-    if not trusted:
+    if not trusted and not user_level:  # the user's own file is as trusted as the editor's settings
         settings, untrusted = _untrusted_file_settings(settings, sources, overrides_source)
         errors.extend(untrusted)
     if trusted:  # third-party chunkers of the entry-point group chunkseam.chunkers
