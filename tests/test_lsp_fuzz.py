@@ -144,7 +144,10 @@ class Run:
             self.check_range(text, d.range)
         answer = as_dict(await request(self.client, "chunkseam/chunks", self.uri(i)))
         for c in answer["chunks"]:
-            assert self.check_range(text, c["range"]) == (c["startOffset"], c["endOffset"])
+            got = self.check_range(text, c["range"])
+            for mapped, offset in zip(got, (c["startOffset"], c["endOffset"])):
+                # an offset between a CR and its LF has no position of its own: the line's end
+                assert mapped == offset or (mapped == offset - 1 and text[offset - 1:offset + 1] == "\r\n")
 
     async def step(self, op: tuple) -> None:
         kind, i, arg = op
@@ -261,8 +264,8 @@ def comparable(diags) -> list:
     return sorted(out)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(first=TEXTS, ops=st.lists(OPS, min_size=1, max_size=12))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=TEXTS, ops=st.lists(OPS, min_size=1, max_size=16))
 def test_random_sessions_keep_the_server_answering_and_consistent(session, first, ops):
     run = Run(session)
 
