@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 #: the largest document analysed (characters); the command line is tested on
 #: a 50 MB file, and the language server's frames are at most 64 MiB anyway
