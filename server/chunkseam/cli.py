@@ -624,13 +624,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if not disc.files and not errors:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
-    items = [(str(f), cache.settings(f)) for f in disc.files]
+    resolved_files = [cache.resolved(f) for f in disc.files]
+    items = [(str(f), r.settings) for f, r in zip(disc.files, resolved_files)]
 
-    if items and args.format == "text":  # which chunker is simulated, and where that came from
+    if items and args.format == "text":  # which chunker is simulated for these files, and why
         from .analysis import describe_chunker
 
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
-                                       for r in list(cache._cache.values())))[:5]:
+                                       for r in resolved_files))[:5]:
             eprint(line)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
         code = _fix_files(args, items, errors)
