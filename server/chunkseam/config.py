@@ -140,18 +140,23 @@ class _Bad(Exception):
         self.expected = expected
 
 
-def _int(minimum: int, what: str) -> Callable[[Any], int]:
+def _int(minimum: int, what: str, maximum: int | None = None) -> Callable[[Any], int]:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
-            if isinstance(v, str) and v.strip().isdigit():  # "400" from an editor text box
-                v = int(v.strip())
+            if isinstance(v, str) and v.strip().isdigit() and len(v.strip()) <= 30:
+                v = int(v.strip())  # "400" from an editor text box
             else:
                 raise _Bad(what)
-        if v < minimum:
+        if v < minimum or (maximum is not None and v > maximum):
             raise _Bad(what)
         return v
 
     return check
+
+
+#: the longest debounce accepted (a minute): larger values are a mistake, and
+#: a huge one would overflow the event loop's timer
+MAX_DEBOUNCE_MS = 60_000
 
 
 def _bool(v: Any) -> bool:
@@ -286,7 +291,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "approximate_tokens": _bool,
     "chunker_options": _table,
     "plugins": _module_list,
-    "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
+    "debounce_ms": _int(0, f"a whole number of milliseconds from 0 to {MAX_DEBOUNCE_MS}",
+                        MAX_DEBOUNCE_MS),
     "enable": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS

@@ -304,18 +304,41 @@ def _fence_closed(tok, lines: _Lines, last: int) -> bool:
 
 # a blank line, then a heading line; the \r of a \r\n is not a line break of its own
 _ANCHOR = re.compile(r"(?:^|\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\r(?!\n)|\n)(?=#{1,6}(?:[ \t]|\r|\n|$))")
-_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
-_FRONT_MATTER_CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)")
 #: what follows the ``#`` run of an ATX heading line (or the end of the text)
 _HEADING_MARKS = re.compile(r"#{1,6}(?:[ \t\r\n]|\Z)")
 
 
 def _skip_to(text: str) -> int:
-    """End of the front matter (0 when there is none): no anchor before it."""
-    if _FRONT_MATTER_OPEN.match(text):
-        m = _FRONT_MATTER_CLOSE.search(text, 3)
-        return m.end() if m else len(text)
-    return 0
+    """End of the front matter (0 when there is none): no anchor before it.
+
+    The rule is the front-matter plugin's, line for line: a first line that
+    starts with a run of at least three ``-`` (``----`` and ``---yaml`` too)
+    opens it; a later line of at least as many ``-`` (indented less than four
+    columns, then only spaces) or a ``...`` line at column 0 closes it. An
+    opener never closed is no front matter for the parser, but no anchor is
+    trusted after it either (the whole text is one segment: always right)."""
+    if not text.startswith("---"):
+        return 0
+    first = _EOL.search(text)
+    if first is None:
+        return len(text)
+    head = text[: first.start()]
+    marks = len(head) - len(head.lstrip("-"))
+    pos = first.end()
+    n = len(text)
+    while pos < n:
+        eol = _EOL.search(text, pos)
+        line_end, nxt = (eol.start(), eol.end()) if eol else (n, n)
+        line = text[pos:line_end]
+        if line.startswith("...") and not line[3:].strip(" \t"):
+            return nxt
+        body = line.lstrip(" \t")
+        if body.startswith("-") and len(line[: len(line) - len(body)].expandtabs(4)) < 4:
+            run = len(body) - len(body.lstrip("-"))
+            if run >= marks and not body[run:].strip(" \t"):
+                return nxt
+        pos = nxt
+    return len(text)
 
 
 def _anchor_offsets(text: str) -> list[int]:
