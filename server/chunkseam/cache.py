@@ -82,11 +82,14 @@ class ByteLRU:
                 self.bytes -= c
         return value
 
-    def forget(self, key: Hashable) -> None:
+    def forget(self, key: Hashable) -> int:
+        """Drop ``key``'s entry; 1 if there was one, else 0."""
         with self.lock:
             old = self.data.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
+            if old is None:
+                return 0
+            self.bytes -= old[1]
+            return 1
 
     def clear(self) -> None:
         with self.lock:

@@ -518,8 +518,8 @@ class _SegmentCache:
         value = _Seg(_parse_segment(text), text)
         return self.lru.put(key, value, 200 + _BYTES_PER_BLOCK * value.n + len(text) // 8)
 
-    def forget(self, text: str) -> None:
-        self.lru.forget(text_key(text))
+    def forget(self, text: str) -> int:
+        return self.lru.forget(text_key(text))
 
     def clear(self) -> None:
         self.lru.clear()
@@ -1045,3 +1045,18 @@ def _plain_blocks(text: str) -> list[Block]:
 def structure(doc: Document) -> Structure:
     """The structure of ``doc``, computed once per document version."""
     return doc.memo("structure", lambda: Structure(doc))
+
+
+def forget(doc: Document) -> int:
+    """Drop the cached segment parses of ``doc``'s text (a closed document's:
+    nothing else is likely to need them). Returns how many were dropped."""
+    st = doc.memoised("structure")
+    if not isinstance(st, Structure) or doc.kind != "markdown":
+        return 0
+    starts = list(st._seg_starts)
+    text = st.text
+    dropped = 0
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        dropped += _SEGMENTS.forget(text[start:end])
+    return dropped

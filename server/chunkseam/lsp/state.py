@@ -182,8 +182,17 @@ class DocumentStore:
 
     def close(self, uri: str) -> None:
         self.cancel(uri)
-        self.docs.pop(uri, None)
+        od = self.docs.pop(uri, None)
         self.results.pop(uri, None)
+        if od is not None and not any(o.doc.text == od.doc.text for o in self.docs.values()):
+            # what only this document's text needed goes with it (the caches
+            # are bounded anyway; this returns the memory now)
+            try:
+                from ..structure import forget
+
+                forget(od.doc)
+            except Exception:  # pragma: no cover - never fail a close
+                logger.debug("chunkseam: could not drop the caches of %s", uri, exc_info=True)
 
     def get(self, uri: str) -> OpenDocument:
         od = self.docs.get(uri)
