@@ -40,8 +40,11 @@ CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_c
 
 def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
                  configuration: bool = True, markdown: bool = True,
-                 hierarchical: bool = True, document_changes: bool = True) -> types.ClientCapabilities:
+                 hierarchical: bool = True, document_changes: bool = True,
+                 resolve: bool = False, show_document: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)) if show_document else None,
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind(e) for e in encodings] if encodings else None),
         workspace=types.WorkspaceClientCapabilities(
@@ -61,7 +64,9 @@ def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
                     code_action_kind=types.ClientCodeActionKindOptions(
-                        value_set=[types.CodeActionKind.QuickFix]))),
+                        value_set=[types.CodeActionKind.QuickFix])),
+                resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])
+                if resolve else None, data_support=resolve or None),
             document_symbol=types.DocumentSymbolClientCapabilities(
                 hierarchical_document_symbol_support=hierarchical),
             folding_range=types.FoldingRangeClientCapabilities(),

@@ -78,7 +78,7 @@ Per rule (offsets are absolute string offsets into the document):
 * CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block"}``.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
   CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
-  CS104 ``{"heading_path": [...]}``.
+  CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.
 * CS201 ``{"definition": [s, e], "name": "Class.method", "kind": "function" | "class"}``;
   CS202 ``{"string": [s, e], "kind": "docstring" | "string" | "fstring" | "bytes" | "tstring"}``.
 * CS301 ``{"found": [offsets where the chunk's text occurs, up to 5],
