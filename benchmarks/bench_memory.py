@@ -49,15 +49,17 @@ def rss_mb() -> float:
     return 0.0
 
 
-def generated(seed: int, size: int) -> str:
-    """A Markdown document of about ``size`` characters, different per seed."""
+def generated(seed: int, size: int, flat: bool = False) -> str:
+    """A Markdown document of about ``size`` characters, different per seed;
+    ``flat``: no heading after a blank line, so the whole text is one segment."""
     rng = random.Random(seed)
     parts: list[str] = []
     total = 0
     j = 0
     while total < size:
         j += 1
-        block = [f"## Section {seed}-{j} {rng.choice(WORDS)}\n"]
+        block = [f"**Part {seed}-{j}** {rng.choice(WORDS)}\n" if flat
+                 else f"## Section {seed}-{j} {rng.choice(WORDS)}\n"]
         for _ in range(rng.randint(1, 4)):
             r = rng.random()
             sentences = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 20))).capitalize()
@@ -88,13 +90,16 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=1000)
     ap.add_argument("--edits", type=int, default=1000)
     ap.add_argument("--report", type=int, default=250)
+    ap.add_argument("--flat", action="store_true",
+                    help="documents without headings after blank lines (one segment each)")
     args = ap.parse_args()
+    print(f"documents: {'flat (one segment each)' if args.flat else 'sectioned'}")
     store = DocumentStore(workers=1)
     store.editor = EditorSettings.from_initialization_options({"settings": {"debounceMs": 0}})
     store.config_ready.set()
 
     uri = "untitled:/first.md"
-    store.open(uri, generated(0, 200_000), 1, "markdown")
+    store.open(uri, generated(0, 200_000, args.flat), 1, "markdown")
     analyse(store, uri)
     store.close(uri)
     gc.collect()
@@ -104,7 +109,7 @@ def main() -> None:
     t0 = time.perf_counter()
     for i in range(1, args.cycles + 1):
         uri = f"untitled:/doc{i}.md"
-        store.open(uri, generated(i, 200_000), 1, "markdown")
+        store.open(uri, generated(i, 200_000, args.flat), 1, "markdown")
         analyse(store, uri)
         store.close(uri)
         if i % args.report == 0 or i == args.cycles:
@@ -115,7 +120,7 @@ def main() -> None:
     after_cycles = rss_mb()
 
     uri = "untitled:/big.md"
-    text = generated(10**6, 500_000)
+    text = generated(10**6, 500_000, args.flat)
     store.open(uri, text, 1, "markdown")
     analyse(store, uri)
     rng = random.Random(3)
