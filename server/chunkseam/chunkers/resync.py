@@ -26,6 +26,17 @@ as its last result), so neither the server nor the caller passes anything.
   text only, and is reused while its text is unchanged). A change of the
   top-level separator (the edit adds or removes the only occurrence of a
   separator) is a run from scratch.
+* ``langchain`` with a ``RecursiveCharacterTextSplitter``: the installed
+  splitter itself re-splits a window around the edit, chosen with the
+  ``recursive`` run (see below); any difference is a full split.
+* ``sentence``: the units are sentences, found paragraph by paragraph; the
+  state before a chunk is its first sentence and the sentence after the chunk
+  before it.
+* ``fixed``: token windows depend only on the whole text's tokens, which are
+  spliced around the edit; when the edit changes the number of tokens every
+  later window moves (the cuts after the edit are new, and judged anew),
+  otherwise they are the old ones shifted. Character windows are cut afresh
+  (a few thousand list items).
 """
 
 from __future__ import annotations
