@@ -51,7 +51,7 @@ def fresh_caches():
     saved = (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE)
     structure_mod._SEGMENTS = structure_mod._SegmentCache()
     markdown_mod._SECTION_CACHES = weakref.WeakKeyDictionary()
-    validate_mod._CUT_CACHE = validate_mod._LRU(validate_mod.CUT_CACHE_SIZE)
+    validate_mod._CUT_CACHE = validate_mod._new_cut_cache()
     try:
         yield
     finally:

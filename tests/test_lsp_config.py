@@ -18,8 +18,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lsp_support import (
-    CONFIG, FIXED_200, FIXTURES, SERVER_COMMAND, TIMEOUT, as_dict, initialize, make_client,
-    open_doc, request, shutdown, wait_published,
+    CONFIG, FIXED_200, FIXTURES, SERVER_COMMAND, TIMEOUT, as_dict, capabilities, initialize,
+    make_client, open_doc, request, shutdown, wait_published,
 )
 
 DATABASE = FIXTURES / "database.md"
@@ -44,12 +44,52 @@ async def wait_for(predicate, timeout: float = TIMEOUT) -> None:
         await asyncio.sleep(0.02)
 
 
-async def test_workspace_configuration_overrides_initialization_options(client: LanguageClient):
-    await initialize(client, init_options={"settings": FIXED_200}, settings={"size": 300})
+async def test_workspace_configuration_replaces_initialization_options(client: LanguageClient):
+    # what workspace/configuration answers is the whole truth: the
+    # initialization options' chunker (fixed) does not linger
+    await initialize(client, init_options={"settings": FIXED_200},
+                     settings={"chunker": "fixed", "unit": "chars", "size": 300})
     uri = DATABASE.as_uri()
     open_doc(client, uri, DATABASE.read_text())
     await wait_published(client, uri, version=1)
     assert await n_chunks(client, uri) == 3  # 695 characters by 300
+
+
+async def test_reenabling_and_removed_settings_fall_back_to_defaults(client: LanguageClient):
+    # VS Code started with chunkseam.enable = false, then the user enables it
+    # (the setting is removed, the client sends {"chunkseam": {}})
+    await initialize(client, init_options={"settings": dict(FIXED_200, enable=False)},
+                     settings=dict(FIXED_200, enable=False))
+    uri = DATABASE.as_uri()
+    open_doc(client, uri, DATABASE.read_text())
+    assert list((await wait_published(client, uri, version=1)).diagnostics) == []
+    assert as_dict(await request(client, "chunkseam/chunks", uri))["enabled"] is False
+    start = len(client.published)
+    client.set_configuration({}, section="chunkseam")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_published(client, uri, version=1, after=start)
+    answer = as_dict(await request(client, "chunkseam/chunks", uri))
+    assert answer["enabled"] is True and answer["chunker"] == "markdown"  # the default again
+    assert answer["size"] == 400 and answer["unit"] == "tokens"
+
+
+async def test_settings_per_workspace_folder(client: LanguageClient, tmp_path: Path):
+    # a multi-root workspace: each folder's settings (scopeUri) for its documents
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        shutil.copy(DATABASE, d / "database.md")
+    client.set_configuration(dict(FIXED_200, size=300), section="chunkseam")
+    client.set_configuration(dict(FIXED_200, size=100), section="chunkseam", scope_uri=b.as_uri())
+    await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(), root_uri=a.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=a.as_uri(), name="a"),
+                           types.WorkspaceFolder(uri=b.as_uri(), name="b")]))
+    for d in (a, b):
+        open_doc(client, (d / "database.md").as_uri(), DATABASE.read_text())
+        await wait_published(client, (d / "database.md").as_uri(), version=1)
+    assert await n_chunks(client, (a / "database.md").as_uri()) == 3  # 695 by 300
+    assert await n_chunks(client, (b / "database.md").as_uri()) == 7  # 695 by 100
 
 
 async def test_initialization_options_alone(client: LanguageClient):
@@ -82,7 +122,7 @@ async def test_settings_pushed_in_did_change_configuration(client: LanguageClien
     await wait_published(client, uri, version=1)
     start = len(client.published)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"chunkseam": {"size": 100}, "otherServer": {"x": 1}}))
+        settings={"chunkseam": dict(FIXED_200, size=100), "otherServer": {"x": 1}}))
     await wait_published(client, uri, version=1, after=start)
     assert await n_chunks(client, uri) == 7
     assert client.messages == []

@@ -85,9 +85,20 @@ fs.mkdirSync(artifacts, { recursive: true });
 const workspace = dirs.workspace;
 fs.copyFileSync(path.join(here, "fixture", "guide.md"), path.join(workspace, "guide.md"));
 fs.mkdirSync(path.join(workspace, ".vscode"));
+// An untrusted repository's modules that shadow chunkseam and what it imports:
+// opening the folder must never import them (each would leave a marker).
+const shadowMarker = path.join(tmp, "shadow-modules-imported");
+for (const mod of ["chunkseam", "tiktoken", "markdown_it"]) {
+  fs.writeFileSync(
+    path.join(workspace, `${mod}.py`),
+    `# a module of the opened folder: it must never be imported\nopen(${JSON.stringify(shadowMarker)}, "a").write(${JSON.stringify(`${mod}\n`)})\n`,
+  );
+}
+const shadowImported = () => (fs.existsSync(shadowMarker) ? fs.readFileSync(shadowMarker, "utf8").trim().split("\n") : []);
 
 const settings = {
-  // the extension under test (chunkseam.interpreter is machine-scoped: see below)
+  // the extension under test
+  "chunkseam.interpreter": opts.python,
   "chunkseam.chunker": "recursive",
   "chunkseam.size": 44,
   "chunkseam.ignore": ["CS104"],
@@ -118,18 +129,23 @@ const settings = {
   "workbench.layoutControl.enabled": false,
 };
 fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
-fs.writeFileSync(path.join(dirs["user-data"], "User", "settings.json"), JSON.stringify(settings, null, 2));
-// Machine-scoped settings (the server's interpreter) belong in the remote
-// machine's settings: in a remote window VS Code ignores the user's value of a
-// machine-overridable setting once the configuration reloads.
+const userSettingsFile = path.join(dirs["user-data"], "User", "settings.json");
+const writeUserSettings = (changes) => {
+  const current = JSON.parse(fs.readFileSync(userSettingsFile, "utf8"));
+  const kept = Object.fromEntries(Object.entries({ ...current, ...changes }).filter(([, v]) => v !== null));
+  fs.writeFileSync(userSettingsFile, JSON.stringify(kept, null, 2));
+};
+fs.writeFileSync(userSettingsFile, JSON.stringify(settings, null, 2));
+// The remote machine's settings (code-server is a remote window): empty for now.
 fs.mkdirSync(path.join(dirs["user-data"], "Machine"), { recursive: true });
-fs.writeFileSync(
-  path.join(dirs["user-data"], "Machine", "settings.json"),
-  JSON.stringify({ "chunkseam.interpreter": opts.python }, null, 2),
-);
+const machineSettingsFile = path.join(dirs["user-data"], "Machine", "settings.json");
+fs.writeFileSync(machineSettingsFile, "{}\n");
 
 const env = {
   ...process.env,
+  // the Python's own bin directory first: its `chunkseam` console script is
+  // what discovery finds on PATH when no interpreter is set
+  PATH: `${path.dirname(opts.python)}${path.delimiter}${process.env.PATH ?? ""}`,
   HOME: dirs.home,
   XDG_CONFIG_HOME: dirs["xdg-config"],
   XDG_DATA_HOME: dirs["xdg-data"],
@@ -331,6 +347,12 @@ try {
     return `${n} squiggles`;
   });
 
+  await check("no module of the opened folder was imported (chunkseam.py, tiktoken.py, markdown_it.py)", async () => {
+    const imported = shadowImported();
+    assert(imported.length === 0, `imported from the workspace: ${imported.join(", ")}`);
+    return "diagnostics arrived and no shadow module ran";
+  });
+
   await check("code lenses with the chunk's token count", async () => {
     const lenses = await waitFor("code lenses", async () => {
       const t = await texts(".monaco-editor .codelens-decoration");
@@ -343,7 +365,7 @@ try {
     page.evaluate(() => {
       const editor = document.querySelector(".monaco-editor");
       if (!editor) {
-        return { bands: 0, labels: 0 };
+        return { bands: 0, labels: 0, injected: 0, widths: 0 };
       }
       // Bands: range decorations in the view overlays with a background colour.
       let bands = 0;
@@ -353,15 +375,27 @@ try {
           bands++;
         }
       }
-      // Cut labels: text injected before each cut, "⧉N".
+      // Cut markers: an empty ::before taken out of the flow (a thin tick).
+      // Text injected into the line ("⧉N", as before) is counted apart: it
+      // moves text and breaks word wrap and column alignment.
       let labels = 0;
+      let injected = 0;
+      let widths = 0;
       for (const el of editor.querySelectorAll(".view-lines span")) {
-        const before = getComputedStyle(el, "::before").content;
-        if ((el.children.length === 0 && (el.textContent || "").startsWith("⧉")) || (before && before.includes("⧉"))) {
+        const before = getComputedStyle(el, "::before");
+        const content = before.content;
+        if (content && content.includes("⧉")) {
+          injected++;
+        }
+        if (el.children.length === 0 && (el.textContent || "").startsWith("⧉")) {
+          injected++;
+        }
+        if (before.position === "absolute" && before.borderLeftWidth === "2px") {
           labels++;
+          widths += el.getBoundingClientRect().width;
         }
       }
-      return { bands, labels };
+      return { bands, labels, injected, widths };
     });
 
   await check("chunk bands painted", async () => {
@@ -369,7 +403,9 @@ try {
       const r = await bandInfo();
       return r.bands > 0 && r.labels > 0 ? r : undefined;
     });
-    return `${info.bands} band pieces, ${info.labels} cut labels`;
+    assert(info.injected === 0, `${info.injected} cut labels inject text into the line`);
+    assert(info.widths === 0, `the cut markers take ${info.widths}px of the lines`);
+    return `${info.bands} band pieces, ${info.labels} cut markers, 0 px of the lines, no injected text`;
   });
 
   const statusText = async () => (await texts(".statusbar .statusbar-item")).find((x) => /⧉ \d+ chunks? · \d+ broken \(\d+%\)/.test(x));
@@ -420,7 +456,9 @@ try {
     await tab.waitFor({ timeout: WAIT });
     const editors = page.locator(".editor-instance .monaco-editor");
     await waitFor("two editors side by side", async () => (await editors.count()) >= 2);
-    return (await tab.textContent()).trim();
+    const title = (await tab.textContent()).trim();
+    assert(/· \d+ tokens?/.test(title), `the title does not give the size in the configured unit: ${title}`);
+    return title;
   });
   await screenshot("show-chunk");
   await closeTab("chunk 2 of");
@@ -445,13 +483,16 @@ try {
   await screenshot("preview");
   await closeTab("Chunks: guide.md");
 
-  await check("compare strategies: quick pick, then the side-by-side report", async () => {
+  await check("compare strategies: quick pick, then the side-by-side report of the unsaved buffer", async () => {
     await focusEditor();
+    // an unsaved edit: the comparison must see the buffer, not the file
+    await page.keyboard.press("End");
+    await page.keyboard.type(" Zanzibarite");
     await runCommand("chunkseam: Compare Chunking Strategies");
     const picks = page.locator(".quick-input-widget .monaco-list-row");
     await waitFor("the strategy quick pick", async () => (await picks.count()) >= 4);
     const labels = (await picks.allTextContents()).join(" ");
-    assert(/fixed/.test(labels) && /recursive/.test(labels), `quick pick: ${labels.slice(0, 200)}`);
+    assert(/fixed/.test(labels) && /recursive/.test(labels) && /langchain/.test(labels), `quick pick: ${labels.slice(0, 300)}`);
     await page.keyboard.press("Enter"); // the pre-selected strategies for Markdown
     const frame = await waitFor("compare webview", async () => {
       for (const f of page.frames()) {
@@ -461,11 +502,24 @@ try {
       }
       return undefined;
     }, 60_000);
-    const columns = await frame.locator("h2").allTextContents();
+    const columns = await frame.locator("section.cs-col h2").allTextContents();
+    assert(columns.length >= 2, `columns: ${columns.join(", ")}`);
+    const body = await frame.locator("body").textContent();
+    assert(body.includes("Zanzibarite"), "the report is not of the buffer's text");
     return columns.join(", ");
   });
   await screenshot("compare");
   await closeTab("Compare: guide.md");
+  // back to the saved text
+  await focusEditor();
+  await page.keyboard.press("Control+z");
+  await waitFor("the edit undone", async () => {
+    if (!(await texts(".monaco-editor .view-lines")).join("").includes("Zanzibarite")) {
+      return true;
+    }
+    await page.keyboard.press("Control+z");
+    return false;
+  }, 10_000);
 
   await check("toggle chunk bands off and on", async () => {
     await focusEditor();
@@ -539,6 +593,24 @@ try {
     fs.writeFileSync(workspaceSettings, JSON.stringify(kept, null, 2));
   };
   const toasts = () => texts(".notifications-toasts .notification-toast");
+  // The extension's output channel is a log file of the workbench.
+  const chunkseamLogs = () => {
+    const found = [];
+    const walk = (d) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) {
+          walk(p);
+        } else if (e.name === "chunkseam.log") {
+          found.push(fs.readFileSync(p, "utf8"));
+        }
+      }
+    };
+    walk(path.join(dirs["user-data"], "logs"));
+    return found;
+  };
+  const serverStarts = () =>
+    chunkseamLogs().map((text) => (text.match(/chunkseam server \S+ is running\./g) ?? []).length).reduce((a, b) => a + b, 0);
   const clearToasts = async () => {
     await runCommand("Notifications: Clear All Notifications");
     await waitFor("no toasts", async () => (await toasts()).length === 0, 10_000).catch(() => undefined);
@@ -599,29 +671,156 @@ try {
   });
 
   await check("the Restart Server command", async () => {
-    // The extension's output channel is a log file of the workbench.
-    const starts = () => {
-      const found = [];
-      const walk = (d) => {
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-          const p = path.join(d, e.name);
-          if (e.isDirectory()) {
-            walk(p);
-          } else if (e.name === "chunkseam.log") {
-            found.push(p);
-          }
-        }
-      };
-      walk(path.join(dirs["user-data"], "logs"));
-      const running = /chunkseam server \S+ is running\./g;
-      return found.map((f) => (fs.readFileSync(f, "utf8").match(running) ?? []).length).reduce((a, b) => a + b, 0);
-    };
+    const starts = serverStarts;
     const before = starts();
     await focusEditor();
     await runCommand("chunkseam: Restart Server");
     await waitFor("a new server to report running", async () => starts() > before);
     const text = await waitFor("the status bar after the restart", statusText);
     return text.trim();
+  });
+
+  /** Restart with the command; the server must come back (squiggles and the status bar). */
+  const restartAndExpectRunning = async () => {
+    await clearToasts();
+    const before = serverStarts();
+    await focusEditor();
+    await runCommand("chunkseam: Restart Server");
+    await waitFor("a new server to report running", async () => serverStarts() > before);
+    const text = await waitFor("the status bar after the restart", statusText);
+    const failed = (await toasts()).filter((t) => /not found|not installed|cannot be run|did not start/.test(t));
+    assert(failed.length === 0, `notifications: ${failed.join(" | ")}`);
+    return text.trim();
+  };
+
+  await check("a settings edit (editor.fontSize) keeps the interpreter: Restart Server still works", async () => {
+    // The issue: after any Settings UI edit chunkseam.interpreter (machine-
+    // overridable) read back as null in code-server, and a restart failed.
+    writeUserSettings({ "editor.fontSize": 15 });
+    await page.waitForTimeout(2500); // the workbench reloads its configuration
+    return restartAndExpectRunning();
+  });
+
+  await check("the interpreter in the remote machine's settings", async () => {
+    fs.writeFileSync(machineSettingsFile, JSON.stringify({ "chunkseam.interpreter": opts.python }, null, 2));
+    writeUserSettings({ "chunkseam.interpreter": null, "editor.fontSize": 14 });
+    await page.waitForTimeout(1500); // let the workbench read both files
+    return restartAndExpectRunning();
+  });
+
+  await check("no interpreter set: chunkseam found on PATH, still no workspace module imported", async () => {
+    // An empty workspace value hides the machine's (removing a value from the
+    // machine settings file is not always seen by code-server's workbench).
+    setSettings({ "chunkseam.interpreter": "" });
+    await page.waitForTimeout(1500);
+    const text = await restartAndExpectRunning();
+    const starting = chunkseamLogs().join("\n").match(/Starting the chunkseam server: .*/g) ?? [];
+    const last = starting[starting.length - 1] ?? "";
+    assert(/\(from PATH/.test(last), `the server was not started from PATH: ${last}`);
+    const imported = shadowImported();
+    assert(imported.length === 0, `imported from the workspace: ${imported.join(", ")}`);
+    return text;
+  });
+
+  // -- a 1 MB document: time to the first diagnostics, the cap, no flicker ----------------------
+  // 400-character windows: 2,500 chunks, 2,458 issues (the cap: 1,000 diagnostics)
+  setSettings({ "chunkseam.chunker": "fixed", "chunkseam.size": 400, "chunkseam.unit": "chars" });
+  const big = path.join(workspace, "big.md");
+  {
+    const guide = fs.readFileSync(path.join(here, "fixture", "guide.md"), "utf8");
+    const parts = [];
+    let size = 0;
+    for (let i = 1; size < 1_000_000; i++) {
+      const part = `## Part ${i}\n\n${guide.replace(/^# .*$/m, `### Deploying service ${i}`)}\n`;
+      parts.push(part);
+      size += Buffer.byteLength(part);
+    }
+    fs.writeFileSync(big, parts.join(""));
+  }
+  let cliSeconds;
+  await check("the command line on the 1 MB document (reference time)", async () => {
+    const t = Date.now();
+    let out = "";
+    try {
+      out = execFileSync(opts.python, ["-m", "chunkseam", "lint", "--chunker", "fixed", "--size", "400", "--unit", "chars", "--ignore", "CS104", "--format", "json", big], {
+        cwd: tmp,
+        env: { ...env, PYTHONSAFEPATH: "1" },
+        maxBuffer: 256 * 1024 * 1024,
+      }).toString();
+    } catch (e) {
+      out = String(e.stdout ?? "");
+      assert(e.status === 1, `chunkseam lint exited with ${e.status}: ${String(e.stderr ?? "").slice(0, 400)}`);
+    }
+    cliSeconds = (Date.now() - t) / 1000;
+    const issues = JSON.parse(out).issues.length;
+    assert(issues > 1000, `${issues} issues: the document should have more than VS Code keeps`);
+    return `chunkseam lint: ${cliSeconds.toFixed(2)} s, ${issues} issues`;
+  });
+
+  await check("1 MB document: first diagnostics in the workbench (time printed, not asserted)", async () => {
+    await page.keyboard.press("Control+p");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("big.md");
+    await page.waitForTimeout(300);
+    const t = Date.now();
+    await page.keyboard.press("Enter");
+    await page.locator(".tabs-container .tab.active", { hasText: "big.md" }).waitFor({ timeout: WAIT });
+    const opened = (Date.now() - t) / 1000;
+    await waitFor("squiggles in big.md", async () => (await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count()) > 0, 120_000, 50);
+    const first = (Date.now() - t) / 1000;
+    await waitFor("the status bar for big.md", statusText, 120_000, 100);
+    const status = (Date.now() - t) / 1000;
+    const ratio = cliSeconds ? ` = ${(first / cliSeconds).toFixed(2)}× the command line's ${cliSeconds.toFixed(2)} s` : "";
+    console.log(`e2e figures: 1 MB document: editor open ${opened.toFixed(2)} s, first squiggle ${first.toFixed(2)} s${ratio}, status bar ${status.toFixed(2)} s`);
+    return `first squiggle after ${first.toFixed(2)} s${ratio}; status bar after ${status.toFixed(2)} s`;
+  });
+  await screenshot("big-document");
+
+  await check("past chunkseam.maxDiagnostics (1,000): the most severe, and one summary of the rest", async () => {
+    await page.keyboard.press("Control+Shift+M");
+    // the Problems list is virtual and sorted by severity: filter for the summary
+    const filter = page.locator(".panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+    await filter.fill("more chunkseam issues");
+    const summary = await waitFor("the summary row in Problems", async () => {
+      const t = await texts(".markers-panel .monaco-list-row");
+      return t.find((x) => /more chunkseam issues are not shown/.test(x));
+    }, 60_000);
+    await filter.fill("");
+    const n = Number(/([\d,]+) more chunkseam issues/.exec(summary)[1].replace(/,/g, ""));
+    assert(n > 0, summary);
+    return summary.replace(/\s+/g, " ").slice(0, 160);
+  });
+
+  await check("typing in the 1 MB document never empties the diagnostics (no flicker)", async () => {
+    await focusEditor();
+    // sample the squiggles on screen every 10 ms while typing
+    await page.evaluate(() => {
+      window.__csSamples = [];
+      window.__csTimer = window.setInterval(() => {
+        window.__csSamples.push(document.querySelectorAll(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").length);
+      }, 10);
+    });
+    await page.keyboard.press("End");
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.type(i % 2 ? "x" : " ");
+      await page.waitForTimeout(60 + (i % 4) * 90);
+    }
+    await page.waitForTimeout(4000); // the last analysis lands
+    const samples = await page.evaluate(() => {
+      window.clearInterval(window.__csTimer);
+      return window.__csSamples;
+    });
+    const empty = samples.filter((n) => n === 0).length;
+    assert(samples.length > 50, `${samples.length} samples`);
+    assert(empty === 0, `the squiggles vanished in ${empty} of ${samples.length} samples`);
+    return `${samples.length} samples while typing, squiggles on screen in all (min ${Math.min(...samples)})`;
+  });
+
+  await check("still no module of the opened folder imported, after every restart and command", async () => {
+    const imported = shadowImported();
+    assert(imported.length === 0, `imported from the workspace: ${imported.join(", ")}`);
+    return "none";
   });
 
 } catch (e) {

@@ -1,6 +1,10 @@
 /**
  * Chunk bands in the editor: alternating backgrounds per chunk, a dashed
- * pattern on overlaps, and a thin rule with the chunk number at each cut.
+ * pattern on overlaps, and a thin rule at each cut (a line across the editor
+ * when the cut is at a line start, a vertical tick inside a line otherwise,
+ * and a mark in the overview ruler). Nothing is inserted into the text: the
+ * tick is taken out of the flow, so word wrap and column alignment never
+ * change. The chunk number is in the code lens above and in the tick's hover.
  * Only the chunks around the visible range are painted (bounded), so a huge
  * document costs no more than a small one.
  */
@@ -53,12 +57,14 @@ export class BandPainter implements vscode.Disposable {
     });
     this.cutLabel = vscode.window.createTextEditorDecorationType({
       before: {
+        // An empty, absolutely positioned box: zero width in the line's
+        // layout (Monaco does not count injected text when it wraps lines).
+        contentText: "",
         color: new vscode.ThemeColor("chunkseam.cut.foreground"),
-        borderColor: new vscode.ThemeColor("chunkseam.cut.foreground"),
-        border: "0 solid",
-        // Thin vertical rule on the left of the number, where the cut is.
-        textDecoration: "none; border-left-width: 2px; padding: 0 3px 0 2px; margin-right: 2px; font-size: 85%; font-style: normal",
+        textDecoration: "none; position: absolute; height: 100%; width: 0; margin-left: -1px; border-left: 2px solid; pointer-events: none",
       },
+      overviewRulerColor: new vscode.ThemeColor("chunkseam.cut.foreground"),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
       rangeBehavior: vscode.DecorationRangeBehavior.ClosedOpen,
     });
 
@@ -153,11 +159,7 @@ export class BandPainter implements vscode.Disposable {
       this.cutLabel,
       plan.cuts.map((c) => {
         const pos = new vscode.Position(c.position.line, c.position.character);
-        return {
-          range: new vscode.Range(pos, pos),
-          hoverMessage: `chunkseam: chunk ${c.chunkNumber} starts here`,
-          renderOptions: { before: { contentText: `⧉${c.chunkNumber}` } },
-        };
+        return { range: new vscode.Range(pos, pos), hoverMessage: `chunkseam: chunk ${c.chunkNumber} starts here` };
       }),
     );
     this.painted.set(editor, plan);

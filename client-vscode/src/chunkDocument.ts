@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 
-import { ShowChunkResult } from "./protocol";
+import { ShowChunkResult, sizeLabel } from "./protocol";
 
 export const CHUNK_SCHEME = "chunkseam-chunk";
 
@@ -29,8 +29,9 @@ export class ChunkDocumentProvider implements vscode.TextDocumentContentProvider
     const base = path.posix.basename(source.path) || "untitled";
     const n = chunk.index + 1;
     const total = chunk.total ? `/${chunk.total}` : "";
-    // The tab title: "README.md · chunk 4 of 12 · 387 tokens"; the query keeps URIs unique per source.
-    const name = `${base} · chunk ${n}${total.replace("/", " of ")} · ${chunk.tokens} tokens`;
+    // The tab title: "README.md · chunk 4 of 12 · 387 tokens" (or "· 1200 chars": the
+    // configured unit); the query keeps URIs unique per source.
+    const name = `${base} · chunk ${n}${total.replace("/", " of ")} · ${sizeLabel(chunk.tokens, chunk.unit)}`;
     const uri = vscode.Uri.from({
       scheme: CHUNK_SCHEME,
       path: `/${name}`,

@@ -1,34 +1,19 @@
 /**
- * `chunkseam.compareStrategies`: pick strategies, run the CLI's
- * `chunkseam compare FILE --chunkers … --format html` with the same chunkseam
- * the server runs, and show its side-by-side report in a webview.
+ * `chunkseam.compareStrategies`: pick two or more strategies; the server
+ * chunks the document's current text (unsaved edits included) with each, with
+ * every other setting as it resolves them for the document, and answers a
+ * side-by-side report, shown in a webview. Nothing is run here: no program,
+ * no working directory, no file read from disk.
  */
 
-import { execFile } from "node:child_process";
 import * as path from "node:path";
 import * as vscode from "vscode";
 
-import { STRATEGIES, compareCommandLine, defaultStrategiesFor, webviewSafe } from "./compareArgs";
-import { ServerCommand } from "./discovery";
-import { currentServerSettings } from "./server";
-
-function run(command: string, args: string[], cwd: string, token: vscode.CancellationToken): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      command,
-      args,
-      { cwd, maxBuffer: 256 * 1024 * 1024, timeout: 5 * 60_000, env: { ...process.env, PYTHONIOENCODING: "utf-8", NO_COLOR: "1" } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr || (error && !stdout ? error.message : "")) });
-      },
-    );
-    token.onCancellationRequested(() => child.kill());
-  });
-}
+import { COMPARE_REQUEST, defaultStrategiesFor, parseCompareResult, strategyItems, validatePick, webviewSafe } from "./compareArgs";
+import { ServerManager } from "./server";
 
 export async function compareStrategies(
-  server: ServerCommand | undefined,
+  server: ServerManager,
   output: vscode.LogOutputChannel,
   document: vscode.TextDocument | undefined,
 ): Promise<void> {
@@ -36,43 +21,71 @@ export async function compareStrategies(
     void vscode.window.showInformationMessage("chunkseam: open a Markdown, Python or text file to compare strategies.");
     return;
   }
-  if (!server) {
-    void vscode.window.showWarningMessage("chunkseam: the chunkseam server was not found, so there is no chunkseam to compare with.");
+  const client = server.running;
+  if (!client) {
+    void vscode.window.showWarningMessage("chunkseam: the chunkseam server is not running, so there is nothing to compare with.");
     return;
   }
-  if (document.uri.scheme !== "file") {
-    void vscode.window.showInformationMessage("chunkseam: save the document to a file first; the comparison reads it from disk.");
-    return;
+  const textDocument = { uri: client.code2ProtocolConverter.asUri(document.uri) };
+  let available: string[] | undefined;
+  try {
+    available = parseCompareResult(await server.sendRequest<unknown>(COMPARE_REQUEST, { textDocument }))?.available;
+  } catch (e) {
+    output.warn(`${COMPARE_REQUEST} (available strategies) failed: ${e instanceof Error ? e.message : String(e)}`);
   }
   const defaults = new Set(defaultStrategiesFor(document.languageId));
-  const picked = await vscode.window.showQuickPick(
-    STRATEGIES.map((s) => ({ label: s.name, detail: s.detail, picked: defaults.has(s.name) })),
-    { canPickMany: true, title: "chunkseam: strategies to compare", placeHolder: "Pick two or more strategies" },
-  );
-  if (!picked || picked.length === 0) {
+  let picked: string[] | undefined;
+  for (;;) {
+    const items = await vscode.window.showQuickPick(
+      strategyItems(available).map((s) => ({ label: s.name, detail: s.detail, picked: defaults.has(s.name) })),
+      { canPickMany: true, title: "chunkseam: strategies to compare", placeHolder: "Pick two or more strategies" },
+    );
+    if (!items || items.length === 0) {
+      return;
+    }
+    picked = items.map((i) => i.label);
+    const problem = validatePick(picked);
+    if (!problem) {
+      break;
+    }
+    const again = await vscode.window.showWarningMessage(`chunkseam: ${problem}`, "Pick Again");
+    if (again !== "Pick Again") {
+      return;
+    }
+    defaults.clear();
+    picked.forEach((p) => defaults.add(p));
+  }
+  const strategies = picked;
+  output.info(`Comparing ${strategies.join(", ")} on ${document.uri.toString()} (version ${document.version})`);
+  let raw: unknown;
+  try {
+    raw = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "chunkseam: comparing strategies…", cancellable: true },
+      (_progress, token) => server.sendRequest<unknown>(COMPARE_REQUEST, { textDocument, strategies }, token),
+    );
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    output.error(`${COMPARE_REQUEST} failed: ${message}`);
+    void vscode.window.showErrorMessage(`chunkseam: the comparison failed: ${message}`, "Show Output").then((c) => c && output.show());
     return;
   }
-  if (document.isDirty) {
-    void vscode.window.showInformationMessage("chunkseam: comparing the saved version of the file (it has unsaved changes).");
+  const result = parseCompareResult(raw);
+  if (!result) {
+    return; // cancelled, or the server stopped
   }
-  const file = document.uri.fsPath;
-  const { command, args } = compareCommandLine(server, file, picked.map((p) => p.label), currentServerSettings(document.uri));
-  output.info(`Running ${[command, ...args].join(" ")}`);
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: "chunkseam: comparing strategies…", cancellable: true },
-    (_progress, token) => run(command, args, path.dirname(file), token),
-  );
-  if (result.code !== 0 && result.code !== 1) {
-    output.error(`chunkseam compare exited with ${result.code}: ${result.stderr}`);
-    const last = result.stderr.trim().split(/\r?\n/).pop() ?? "";
-    void vscode.window.showErrorMessage(`chunkseam compare failed: ${last || `exit code ${result.code}`}`, "Show Output").then((c) => c && output.show());
+  for (const [name, error] of Object.entries(result.errors)) {
+    output.warn(`compare: ${name}: ${error}`);
+    void vscode.window.showWarningMessage(`chunkseam: the ${name} strategy failed: ${error}`);
+  }
+  if (!result.html) {
     return;
   }
+  const name = path.posix.basename(document.uri.path) || "untitled";
   const panel = vscode.window.createWebviewPanel(
     "chunkseam.compare",
-    `Compare: ${path.basename(file)}`,
+    `Compare: ${name}`,
     { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
     { enableScripts: true, localResourceRoots: [] },
   );
-  panel.webview.html = webviewSafe(result.stdout);
+  panel.webview.html = webviewSafe(result.html);
 }

@@ -1,73 +1,27 @@
 /** The pure half of `chunkseam.compareStrategies` (no `vscode` import). */
 
-import { ServerCommand } from "./discovery";
+export const COMPARE_REQUEST = "chunkseam/compare";
 
-export const STRATEGIES: { name: string; detail: string }[] = [
-  { name: "fixed", detail: "Fixed windows of the budget, cut wherever it runs out" },
-  { name: "recursive", detail: "Paragraphs, then lines, sentences, words (LangChain semantics)" },
-  { name: "sentence", detail: "Whole sentences packed up to the budget" },
-  { name: "markdown", detail: "Markdown structure: headings and blocks, then sentences" },
-  { name: "code", detail: "Source code: definitions, then blocks" },
-];
+/** Descriptions of the strategies the quick pick offers (the server says which exist). */
+export const STRATEGY_DETAILS: Record<string, string> = {
+  fixed: "Fixed windows of the budget, cut wherever it runs out",
+  recursive: "Paragraphs, then lines, sentences, words (LangChain semantics)",
+  langchain: "LangChain's own text splitter (needs langchain-text-splitters installed with chunkseam)",
+  sentence: "Whole sentences packed up to the budget",
+  markdown: "Markdown structure: headings and blocks, then sentences",
+  code: "Source code: definitions, then blocks",
+};
 
-/** The CLI command line for `compare`, from the server's command line. */
-export function compareCommandLine(
-  server: ServerCommand,
-  file: string,
-  strategies: string[],
-  settings: Record<string, unknown> = {},
-): { command: string; args: string[] } {
-  const base = server.args.slice(0, -1); // drop "server"
-  return {
-    command: server.command,
-    args: [...base, "compare", file, "--chunkers", strategies.join(","), ...settingFlags(settings), "--format", "html"],
-  };
-}
-
-/**
- * The editor's chunkseam settings (what the user set) as `chunkseam compare`
- * flags, so the report uses the same budget and rules as the squiggles.
- */
-export function settingFlags(settings: Record<string, unknown>): string[] {
-  const flags: string[] = [];
-  const num = (key: string, flag: string): void => {
-    const v = settings[key];
-    if (typeof v === "number" && Number.isFinite(v)) {
-      flags.push(flag, String(v));
-    }
-  };
-  const str = (key: string, flag: string): void => {
-    const v = settings[key];
-    if (typeof v === "string" && v) {
-      flags.push(flag, v);
-    }
-  };
-  const list = (key: string, flag: string): void => {
-    const v = settings[key];
-    if (Array.isArray(v) && v.length > 0) {
-      flags.push(flag, v.map(String).join(","));
-    }
-  };
-  num("size", "--size");
-  num("overlap", "--overlap");
-  str("unit", "--unit");
-  str("encoding", "--encoding");
-  str("tiktokenFile", "--tiktoken-file");
-  if (settings.approximateTokens === true) {
-    flags.push("--approximate-tokens");
-  }
-  list("select", "--select");
-  list("extendSelect", "--extend-select");
-  list("ignore", "--ignore");
-  const severity = settings.severity;
-  if (typeof severity === "object" && severity !== null) {
-    for (const [code, level] of Object.entries(severity as Record<string, unknown>)) {
-      if (typeof level === "string") {
-        flags.push("--severity", `${code}=${level}`);
-      }
-    }
-  }
-  return flags;
+/** The strategies offered: those the server has (in a stable order), else the known ones. */
+export function strategyItems(available: readonly string[] | undefined): { name: string; detail: string }[] {
+  const names = available && available.length > 0 ? [...available] : Object.keys(STRATEGY_DETAILS);
+  const order = Object.keys(STRATEGY_DETAILS);
+  names.sort((a, b) => {
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
+    return (ia < 0 ? order.length : ia) - (ib < 0 ? order.length : ib) || a.localeCompare(b);
+  });
+  return names.map((name) => ({ name, detail: STRATEGY_DETAILS[name] ?? "A strategy registered by a plugin" }));
 }
 
 /** Defaults for the quick pick, by language. */
@@ -75,7 +29,40 @@ export function defaultStrategiesFor(languageId: string): string[] {
   return languageId === "python" ? ["fixed", "recursive", "code"] : ["fixed", "recursive", "sentence", "markdown"];
 }
 
-/** Make the CLI's self-contained page safe in a webview: no network, inline style and script only. */
+/** A message when the picked strategies cannot be compared, else undefined. */
+export function validatePick(picked: readonly string[]): string | undefined {
+  return picked.length < 2 ? "Pick at least two strategies to compare." : undefined;
+}
+
+/** The answer of `chunkseam/compare`. */
+export interface CompareResult {
+  available: string[];
+  strategies: string[];
+  errors: Record<string, string>;
+  html: string | null;
+}
+
+export function parseCompareResult(raw: unknown): CompareResult | undefined {
+  if (typeof raw !== "object" || raw === null) {
+    return undefined;
+  }
+  const v = raw as Record<string, unknown>;
+  const strings = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s): s is string => typeof s === "string") : []);
+  const errors: Record<string, string> = {};
+  if (typeof v.errors === "object" && v.errors !== null) {
+    for (const [k, e] of Object.entries(v.errors as Record<string, unknown>)) {
+      errors[k] = String(e);
+    }
+  }
+  return {
+    available: strings(v.available),
+    strategies: strings(v.strategies),
+    errors,
+    html: typeof v.html === "string" ? v.html : null,
+  };
+}
+
+/** Make the server's self-contained page safe in a webview: no network, inline style and script only. */
 export function webviewSafe(html: string): string {
   const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:">`;
   if (/<head[^>]*>/i.test(html)) {

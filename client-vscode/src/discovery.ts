@@ -5,11 +5,21 @@
  *
  * Order:
  *  1. `chunkseam.server.path`: a `chunkseam` executable, run as `PATH server`;
- *  2. `chunkseam.interpreter`: a Python with chunkseam, run as `python -m chunkseam server`;
+ *  2. `chunkseam.interpreter`: a Python with chunkseam, run with PYTHON_SERVER_ARGS
+ *     (`python -m chunkseam server`, minus the working directory on sys.path);
  *  3. the Python extension's active interpreter, if it has chunkseam;
  *  4. `chunkseam` on PATH.
  * Settings the user wrote win over what the Python extension picked; a setting
  * that points at something unusable is reported, not silently skipped.
+ *
+ * Opening a folder must never run code from it. `python -m X` and `python -c`
+ * put the working directory first on sys.path, so a `chunkseam.py`,
+ * `tiktoken.py` or `markdown_it.py` in the folder would be imported. Hence:
+ * Python is run with scripts that drop that entry before importing anything
+ * (the effect of `-P`, which Python 3.10 lacks), with PYTHONSAFEPATH set, and
+ * in a working directory that is not the workspace (the server learns the
+ * workspace from `initialize`); relative PATH entries are never searched; and
+ * in an untrusted workspace no program inside a workspace folder is run.
  */
 
 import * as path from "node:path";
@@ -43,6 +53,10 @@ export interface DiscoveryEnv {
   platform?: NodeJS.Platform;
   /** Expand `~` and `${workspaceFolder}` in settings. */
   expand?: (value: string) => string;
+  /** Is the workspace trusted? (Untrusted: no program inside a workspace folder is run.) */
+  trusted?: boolean;
+  /** Is this file inside one of the workspace folders? */
+  insideWorkspace?: (file: string) => boolean;
 }
 
 export type Discovery =
@@ -60,8 +74,11 @@ export async function which(
 ): Promise<string | undefined> {
   const sep = platform === "win32" ? ";" : ":";
   const exts = platform === "win32" ? ["", ".exe", ".cmd", ".bat"] : [""];
+  const isAbsolute = platform === "win32" ? path.win32.isAbsolute : path.posix.isAbsolute;
   for (const dir of pathEnv.split(sep)) {
-    if (!dir) {
+    // An empty or relative entry ("", ".", "bin") means the working
+    // directory: never look for the server there.
+    if (!dir || !isAbsolute(dir)) {
       continue;
     }
     for (const ext of exts) {
@@ -93,6 +110,14 @@ function describeProbe(python: string, where: string, probe: ProbeResult): strin
   }
 }
 
+/** Why a program must not run in this workspace, or undefined when it may. */
+function workspaceProgram(env: DiscoveryEnv, file: string): string | undefined {
+  if (env.trusted === false && env.insideWorkspace?.(file)) {
+    return `${file} is inside the workspace, which is not trusted; chunkseam does not run programs from an untrusted workspace.`;
+  }
+  return undefined;
+}
+
 export async function discoverServer(env: DiscoveryEnv): Promise<Discovery> {
   const expand = env.expand ?? ((v: string) => v);
   const notes: string[] = [];
@@ -100,6 +125,10 @@ export async function discoverServer(env: DiscoveryEnv): Promise<Discovery> {
   const serverPath = env.serverPath?.trim();
   if (serverPath) {
     const exe = expand(serverPath);
+    const refused = workspaceProgram(env, exe);
+    if (refused) {
+      return { ok: false, problem: "bad-setting", message: `The setting chunkseam.server.path: ${refused}`, notes };
+    }
     if (await env.isExecutable(exe)) {
       return { ok: true, server: { command: exe, args: ["server"], source: "server.path" }, notes };
     }
@@ -114,11 +143,15 @@ export async function discoverServer(env: DiscoveryEnv): Promise<Discovery> {
   const interpreter = env.interpreter?.trim();
   if (interpreter) {
     const python = expand(interpreter);
+    const refused = workspaceProgram(env, python);
+    if (refused) {
+      return { ok: false, problem: "bad-setting", message: `The setting chunkseam.interpreter: ${refused}`, notes };
+    }
     const probe = await env.probe(python);
     if (probe.kind === "ok") {
       return {
         ok: true,
-        server: { command: python, args: ["-m", "chunkseam", "server"], source: "interpreter", version: probe.version },
+        server: { command: python, args: [...PYTHON_SERVER_ARGS], source: "interpreter", version: probe.version },
         notes,
       };
     }
@@ -138,6 +171,11 @@ export async function discoverServer(env: DiscoveryEnv): Promise<Discovery> {
     } catch (e) {
       notes.push(`The Python extension did not give an interpreter: ${String(e)}`);
     }
+    const refused = extPython ? workspaceProgram(env, extPython) : undefined;
+    if (extPython && refused) {
+      notes.push(`Not using the selected Python interpreter: ${refused}`);
+      extPython = undefined;
+    }
     if (extPython) {
       const probe = await env.probe(extPython);
       if (probe.kind === "ok") {
@@ -145,7 +183,7 @@ export async function discoverServer(env: DiscoveryEnv): Promise<Discovery> {
           ok: true,
           server: {
             command: extPython,
-            args: ["-m", "chunkseam", "server"],
+            args: [...PYTHON_SERVER_ARGS],
             source: "python-extension",
             version: probe.version,
           },
@@ -202,4 +240,27 @@ export function classifyProbe(
   return { kind: "error", detail: lastLine || error?.message || "unknown error" };
 }
 
-export const PROBE_SCRIPT = "import sys, chunkseam; sys.stdout.write(chunkseam.__version__)";
+/**
+ * First statement of every script run with `python -c`: drop the entries of
+ * sys.path that mean "the working directory" ("" and "."), which `-c` and
+ * `-m` put first, before anything is imported (what `-P` does on 3.11+).
+ */
+export const SAFE_PATH_PRELUDE = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]";
+
+/** Which chunkseam does this Python import (never one from the working directory)? */
+export const PROBE_SCRIPT = `${SAFE_PATH_PRELUDE}; import chunkseam; sys.stdout.write(chunkseam.__version__)`;
+
+/** `python -m chunkseam`, without the working directory on sys.path. */
+export const LAUNCH_SCRIPT = `${SAFE_PATH_PRELUDE}; import runpy; runpy.run_module('chunkseam', run_name='__main__', alter_sys=True)`;
+
+/** Arguments after the interpreter that start the server. */
+export const PYTHON_SERVER_ARGS: readonly string[] = ["-c", LAUNCH_SCRIPT, "server"];
+
+/**
+ * The environment for every Python the extension runs: PYTHONSAFEPATH keeps
+ * the working directory off sys.path on Python 3.11+ (the scripts above do it
+ * on any version).
+ */
+export function pythonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...base, PYTHONSAFEPATH: "1", PYTHONIOENCODING: "utf-8", PYTHONUNBUFFERED: "1" };
+}

@@ -140,7 +140,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await previews.open(doc);
     }),
     vscode.commands.registerCommand("chunkseam.compareStrategies", () =>
-      compareStrategies(server.server, output, targetDocument()),
+      compareStrategies(server, output, targetDocument()),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       const affects = (section: string): boolean => e.affectsConfiguration(section);

@@ -38,6 +38,8 @@ export interface ChunksResult {
   enabled?: boolean;
   /** The analysis failed: the server's message. */
   error?: string;
+  /** Errors of the configuration (a broken config file, bad values). */
+  configErrors?: string[];
 }
 
 export interface StatsResult {
@@ -58,6 +60,14 @@ export interface ShowChunkResult {
   range: Range;
   /** Total number of chunks, when the server says (`count`). */
   total?: number;
+  /** Unit of `tokens`: "tokens" or "chars" (the configured unit). */
+  unit?: string;
+}
+
+/** "387 tokens", "1 char": a size in its unit. */
+export function sizeLabel(n: number, unit: string | undefined): string {
+  const word = unit === "chars" || unit === "char" ? "char" : "token";
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 export const CHUNKS_REQUEST = "chunkseam/chunks";
@@ -136,6 +146,9 @@ export function parseChunksResult(value: unknown): ChunksResult {
   if (typeof v.error === "string" && v.error) {
     result.error = v.error;
   }
+  if (Array.isArray(v.configErrors) && v.configErrors.length > 0) {
+    result.configErrors = v.configErrors.map(String);
+  }
   return result;
 }
 
@@ -187,5 +200,6 @@ export function parseShowChunkResult(value: unknown): ShowChunkResult | undefine
     heading_path: Array.isArray(heading) ? heading.map(String) : [],
     range: isRange(v.range) ? v.range : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
     total: typeof total === "number" ? total : undefined,
+    ...(typeof v.unit === "string" ? { unit: v.unit } : {}),
   };
 }

@@ -1,11 +1,13 @@
 /** The Python side: the Python extension's interpreter, and probing a Python for chunkseam. */
 
 import { execFile } from "node:child_process";
-import { promises as fs, constants as fsConstants } from "node:fs";
+import { promises as fs, constants as fsConstants, realpathSync } from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
 
-import { PROBE_SCRIPT, ProbeResult, classifyProbe } from "./discovery";
+import * as path from "node:path";
+
+import { PROBE_SCRIPT, ProbeResult, classifyProbe, pythonEnv } from "./discovery";
 
 /** The subset of the Python extension's API (ms-python.python) used here. */
 interface PythonExtensionApi {
@@ -57,12 +59,17 @@ export async function onPythonInterpreterChanged(listener: () => void): Promise<
   return new vscode.Disposable(() => undefined);
 }
 
-export function probePython(python: string, cwd?: string): Promise<ProbeResult> {
+/**
+ * Probe `python` for chunkseam. `cwd` must not be a workspace folder (see
+ * safeWorkingDirectory): the probe never imports from its working directory,
+ * and runs where there is nothing to import anyway.
+ */
+export function probePython(python: string, cwd: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(
       python,
       ["-c", PROBE_SCRIPT],
-      { timeout: 30_000, cwd, windowsHide: true, env: { ...process.env, PYTHONIOENCODING: "utf-8" } },
+      { timeout: 30_000, cwd, windowsHide: true, env: pythonEnv(process.env) },
       (error, stdout, stderr) => {
         const err = error as (NodeJS.ErrnoException & { code?: string | number | null }) | null;
         resolve(classifyProbe(err ? { code: err.code, message: err.message } : null, String(stdout), String(stderr)));
@@ -94,4 +101,45 @@ export function expandPath(value: string): string {
     .replace(/^~(?=$|[\\/])/, os.homedir())
     .replace(/\$\{userHome\}/g, os.homedir())
     .replace(/\$\{workspaceFolder\}/g, folder);
+}
+
+/**
+ * A working directory for the programs the extension runs that is not a
+ * workspace folder: an empty directory in the extension's global storage
+ * (never a shared one like /tmp, where anyone could drop a module), else the
+ * extension's own directory.
+ */
+export async function safeWorkingDirectory(context: vscode.ExtensionContext): Promise<string> {
+  const dir = path.join(context.globalStorageUri.fsPath, "cwd");
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    return dir;
+  } catch {
+    return context.extensionPath;
+  }
+}
+
+function within(file: string, folder: string): boolean {
+  const rel = path.relative(folder, file);
+  return rel === "" || (!!rel && !rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** Is `file` (or what it links to) inside one of the workspace folders? */
+export function insideWorkspace(file: string): boolean {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  const candidates = [path.resolve(file)];
+  try {
+    candidates.push(realpathSync(file));
+  } catch {
+    // does not exist (yet): the path itself decides
+  }
+  return folders.some((folder) => {
+    let real = folder;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      // keep the path
+    }
+    return candidates.some((c) => within(c, folder) || within(c, real));
+  });
 }

@@ -19,10 +19,17 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
-import { INSTALL_URL, ServerCommand, discoverServer } from "./discovery";
-import { expandPath, isExecutable, probePython, pythonExtensionInterpreter } from "./python";
+import { INSTALL_URL, ServerCommand, discoverServer, pythonEnv } from "./discovery";
+import {
+  expandPath,
+  insideWorkspace,
+  isExecutable,
+  probePython,
+  pythonExtensionInterpreter,
+  safeWorkingDirectory,
+} from "./python";
 import { RestartPolicy } from "./restartPolicy";
-import { Inspected, serverSettings } from "./settings";
+import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
 
 export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["markdown", "python", "plaintext"].flatMap(
@@ -61,6 +68,8 @@ export class ServerManager implements vscode.Disposable {
   /** chunkseam version of the running server. */
   serverVersion: string | undefined;
   server: ServerCommand | undefined;
+  /** The working directory of the server (not a workspace folder). */
+  cwd: string | undefined;
 
   readonly onDidChangeStatus = this.statusEmitter.event;
 
@@ -125,15 +134,20 @@ export class ServerManager implements vscode.Disposable {
       `Looking for the server: chunkseam.server.path = ${JSON.stringify(config.get("server.path") ?? null)}, ` +
         `chunkseam.interpreter = ${JSON.stringify(config.get("interpreter") ?? null)}`,
     );
+    // Never the workspace folder: nothing from the workspace may be imported.
+    const cwd = await safeWorkingDirectory(this.context);
+    this.cwd = cwd;
     const found = await discoverServer({
       serverPath: config.get<string | null>("server.path"),
       interpreter: config.get<string | null>("interpreter"),
       pythonExtension: () => pythonExtensionInterpreter(folder?.uri),
-      probe: (python) => probePython(python, folder?.uri.fsPath),
+      probe: (python) => probePython(python, cwd),
       isExecutable,
       pathEnv: process.env.PATH ?? "",
       platform: process.platform,
       expand: expandPath,
+      trusted: vscode.workspace.isTrusted,
+      insideWorkspace,
     });
     for (const note of found.notes) {
       this.output.info(note);
@@ -154,7 +168,9 @@ export class ServerManager implements vscode.Disposable {
       command,
       args,
       transport: TransportKind.stdio,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" } },
+      // The workspace reaches the server through `initialize` (rootUri,
+      // workspaceFolders), never as the working directory.
+      options: { cwd, env: pythonEnv(process.env) },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
@@ -198,6 +214,13 @@ export class ServerManager implements vscode.Disposable {
           },
         },
         executeCommand: this.hooks.executeCommand,
+        // Keep the previous diagnostics until the new ones arrive (no flicker).
+        provideDiagnostics: (document, previousResultId, token, next) =>
+          keepReportWhenCancelled(
+            token,
+            () => next(document, previousResultId, token),
+            () => new vscode.CancellationError(),
+          ),
       },
     };
 

@@ -33,7 +33,7 @@ export const ENGINE_KEYS = [
 ] as const;
 
 /** Settings the server itself reads (not the engine). */
-export const SERVER_ONLY_KEYS = ["logLevel"] as const;
+export const SERVER_ONLY_KEYS = ["logLevel", "maxDiagnostics"] as const;
 
 /** Keys whose workspace values VS Code ignores in untrusted workspaces. */
 export const RESTRICTED_KEYS: ReadonlySet<string> = new Set([
@@ -118,4 +118,36 @@ export function needsRestart(affects: (section: string) => boolean): boolean {
 /** Whether a configuration change touches what the server reads. */
 export function affectsServer(affects: (section: string) => boolean): boolean {
   return [...ENGINE_KEYS, ...SERVER_ONLY_KEYS].some((key) => affects(`chunkseam.${key}`));
+}
+
+/** The least a cancellation token offers. */
+export interface CancellationLike {
+  readonly isCancellationRequested: boolean;
+}
+
+/**
+ * Pull diagnostics without flicker. vscode-languageclient 9.0.1 turns a pull
+ * request that was cancelled (the user typed again) into an *empty* report,
+ * which clears the Problems panel until the next answer arrives
+ * (vscode-languageserver-node#1799). Throwing a cancellation error instead
+ * makes the client keep the previous report and pull again.
+ */
+export async function keepReportWhenCancelled<R>(
+  token: CancellationLike,
+  pull: () => PromiseLike<R> | R,
+  cancelled: () => Error,
+): Promise<R> {
+  let report: R;
+  try {
+    report = await pull();
+  } catch (e) {
+    if (token.isCancellationRequested) {
+      throw cancelled();
+    }
+    throw e;
+  }
+  if (token.isCancellationRequested) {
+    throw cancelled();
+  }
+  return report;
 }

@@ -39,3 +39,23 @@ export function formatStatus(stats: StatsResult, ruleNames: Record<string, strin
 export function escapeMarkdown(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
+
+/**
+ * The status bar when the configuration has errors: a config file that cannot
+ * be used (the document is not analysed: `unusable`), or bad values (the
+ * analysis ran with them left out). Never the plain counts, which would look
+ * like the project's settings were applied.
+ */
+export function formatConfigErrors(configErrors: readonly string[], unusable: boolean, counts?: StatusView): StatusView {
+  const text = unusable ? "$(error) ⧉ config error" : `$(warning) ${counts ? counts.text : "⧉"} · config error`;
+  const lines = [
+    unusable
+      ? "**chunkseam** — the configuration cannot be used, so this document is not analysed:"
+      : "**chunkseam** — these settings were left out (their defaults apply):",
+    "",
+    ...configErrors.map((e) => `- ${escapeMarkdown(e)}`),
+    "",
+    "The errors are also shown on the configuration file. Click to show the output.",
+  ];
+  return { text, tooltip: lines.join("\n"), warning: true };
+}

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 
 import { ChunkStore, isChunkseamDocument } from "./chunkStore";
 import { ServerManager } from "./server";
-import { formatStatus } from "./status";
+import { formatConfigErrors, formatStatus } from "./status";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -72,6 +72,19 @@ export class StatusBar implements vscode.Disposable {
       this.item.tooltip = "chunkseam is disabled for this document (setting chunkseam.enable).";
       this.item.command = "chunkseam.previewDocument";
       this.item.backgroundColor = undefined;
+      this.item.show();
+      return;
+    }
+    const configErrors = cached.result.configErrors ?? [];
+    if (configErrors.length > 0) {
+      const unusable = !!cached.result.error;
+      const view = formatConfigErrors(configErrors, unusable, unusable ? undefined : formatStatus(cached.stats));
+      this.item.text = view.text;
+      const tooltip = new vscode.MarkdownString(view.tooltip);
+      tooltip.supportThemeIcons = false;
+      this.item.tooltip = tooltip;
+      this.item.command = "chunkseam.showOutput";
+      this.item.backgroundColor = new vscode.ThemeColor(unusable ? "statusBarItem.errorBackground" : "statusBarItem.warningBackground");
       this.item.show();
       return;
     }

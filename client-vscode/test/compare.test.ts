@@ -1,28 +1,25 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { compareCommandLine, defaultStrategiesFor, settingFlags, webviewSafe } from "../src/compareArgs";
+import { defaultStrategiesFor, parseCompareResult, strategyItems, validatePick, webviewSafe } from "../src/compareArgs";
 
-describe("compare command line", () => {
-  it("reuses the server's interpreter or executable", () => {
-    assert.deepEqual(
-      compareCommandLine({ command: "/venv/bin/python", args: ["-m", "chunkseam", "server"], source: "interpreter" }, "/d/a.md", ["fixed", "markdown"]),
-      { command: "/venv/bin/python", args: ["-m", "chunkseam", "compare", "/d/a.md", "--chunkers", "fixed,markdown", "--format", "html"] },
-    );
-    assert.deepEqual(
-      compareCommandLine({ command: "/usr/bin/chunkseam", args: ["server"], source: "PATH" }, "a.md", ["code"]).args,
-      ["compare", "a.md", "--chunkers", "code", "--format", "html"],
-    );
+describe("compare strategies", () => {
+  it("offers what the server has, langchain included, in a stable order", () => {
+    const names = strategyItems(["sentence", "recursive", "langchain", "myplugin", "fixed"]).map((s) => s.name);
+    assert.deepEqual(names, ["fixed", "recursive", "langchain", "sentence", "myplugin"]);
+    assert.ok(strategyItems(undefined).some((s) => s.name === "langchain"));
+    assert.match(strategyItems(["myplugin"])[0].detail, /plugin/);
   });
-  it("passes the editor's settings as flags", () => {
-    assert.deepEqual(
-      settingFlags({ size: 44, unit: "tokens", ignore: ["CS104"], severity: { CS002: "error" }, approximateTokens: true, chunker: "x", enable: true }),
-      ["--size", "44", "--unit", "tokens", "--approximate-tokens", "--ignore", "CS104", "--severity", "CS002=error"],
-    );
-    assert.deepEqual(
-      compareCommandLine({ command: "chunkseam", args: ["server"], source: "PATH" }, "a.md", ["fixed"], { overlap: 8 }).args,
-      ["compare", "a.md", "--chunkers", "fixed", "--overlap", "8", "--format", "html"],
-    );
+  it("requires two strategies", () => {
+    assert.match(validatePick([]) ?? "", /at least two/);
+    assert.match(validatePick(["fixed"]) ?? "", /at least two/);
+    assert.equal(validatePick(["fixed", "recursive"]), undefined);
+  });
+  it("reads the server's answer", () => {
+    const r = parseCompareResult({ available: ["fixed", 3], strategies: ["fixed"], errors: { langchain: "ImportError" }, html: "<p>x</p>" });
+    assert.deepEqual(r, { available: ["fixed"], strategies: ["fixed"], errors: { langchain: "ImportError" }, html: "<p>x</p>" });
+    assert.equal(parseCompareResult(null), undefined);
+    assert.equal(parseCompareResult({})?.html, null);
   });
   it("picks defaults by language", () => {
     assert.deepEqual(defaultStrategiesFor("python"), ["fixed", "recursive", "code"]);

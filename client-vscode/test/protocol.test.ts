@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { parseChunksResult, parseShowChunkResult, parseStatsResult } from "../src/protocol";
+import { parseChunksResult, parseShowChunkResult, parseStatsResult, sizeLabel } from "../src/protocol";
 import { r } from "./helpers";
 
 describe("parseChunksResult", () => {
@@ -77,5 +77,16 @@ describe("the server's camelCase spelling", () => {
     const shown = parseShowChunkResult({ text: "abc", index: 3, range: r(1, 0, 2, 0), tokens: 3, headingPath: ["A"], count: 12, startOffset: 5, endOffset: 8 });
     assert.deepEqual(shown, { text: "abc", index: 3, start: 5, end: 8, tokens: 3, heading_path: ["A"], range: r(1, 0, 2, 0), total: 12 });
     assert.equal(parseShowChunkResult({ index: 1 }), undefined);
+  });
+});
+
+describe("the unit of a chunk's size", () => {
+  it("says chars when the unit is chars (the chunk view's title)", () => {
+    const shown = parseShowChunkResult({ text: "x", index: 0, tokens: 300, unit: "chars" });
+    assert.equal(shown?.unit, "chars");
+    assert.equal(sizeLabel(300, shown?.unit), "300 chars");
+    assert.equal(sizeLabel(1, "chars"), "1 char");
+    assert.equal(sizeLabel(387, "tokens"), "387 tokens");
+    assert.equal(sizeLabel(1, undefined), "1 token");
   });
 });

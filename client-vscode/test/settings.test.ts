@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { ENGINE_KEYS, Inspected, affectsServer, explicitValue, needsRestart, serverSettings } from "../src/settings";
+import { ENGINE_KEYS, Inspected, affectsServer, explicitValue, keepReportWhenCancelled, needsRestart, serverSettings } from "../src/settings";
 
 // package.json is read to check that every engine key is contributed.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -87,5 +87,43 @@ describe("package.json contributes every server setting", () => {
     }
     assert.deepEqual(props["chunkseam.trace.server"].enum, ["off", "messages", "verbose"]);
     assert.deepEqual(props["chunkseam.unit"].enum, ["tokens", "chars"]);
+  });
+});
+
+describe("keepReportWhenCancelled (no flicker on pull diagnostics)", () => {
+  class Cancelled extends Error {}
+  const token = { isCancellationRequested: false };
+  it("passes the report through when not cancelled", async () => {
+    token.isCancellationRequested = false;
+    assert.deepEqual(await keepReportWhenCancelled(token, async () => ({ items: [1] }), () => new Cancelled()), { items: [1] });
+  });
+  it("turns the empty report of a cancelled request into a cancellation (the client keeps the old one)", async () => {
+    const t = { isCancellationRequested: false };
+    const pending = keepReportWhenCancelled(
+      t,
+      async () => {
+        t.isCancellationRequested = true; // the user typed while the server worked
+        return { items: [] };
+      },
+      () => new Cancelled(),
+    );
+    await assert.rejects(pending, Cancelled);
+  });
+  it("turns a failure after cancellation into a cancellation, and keeps other failures", async () => {
+    await assert.rejects(
+      keepReportWhenCancelled({ isCancellationRequested: true }, async () => Promise.reject(new Error("RequestCancelled")), () => new Cancelled()),
+      Cancelled,
+    );
+    await assert.rejects(
+      keepReportWhenCancelled({ isCancellationRequested: false }, async () => Promise.reject(new Error("boom")), () => new Cancelled()),
+      /boom/,
+    );
+  });
+});
+
+describe("server-only settings", () => {
+  it("sends maxDiagnostics and logLevel", () => {
+    const values: Record<string, Inspected> = { maxDiagnostics: { defaultValue: 1000, globalValue: 50 }, logLevel: { defaultValue: "info" } };
+    assert.deepEqual(serverSettings((k) => values[k], true), { maxDiagnostics: 50 });
   });
 });

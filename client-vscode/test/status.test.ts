@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { formatStatus, percent } from "../src/status";
+import { formatConfigErrors, formatStatus, percent } from "../src/status";
 
 describe("formatStatus", () => {
   it("formats the status bar text", () => {
@@ -27,5 +27,21 @@ describe("formatStatus", () => {
     assert.equal(percent(1, 3), 33);
     assert.equal(percent(2, 3), 67);
     assert.equal(percent(0, 0), 0);
+  });
+});
+
+describe("formatConfigErrors", () => {
+  it("an unusable config file: an error state, never the counts of a silent default", () => {
+    const v = formatConfigErrors(["chunkseam.toml: not valid TOML: Expected '=' (at line 2, column 6)"], true);
+    assert.equal(v.text, "$(error) ⧉ config error");
+    assert.match(v.tooltip, /not analysed/);
+    assert.match(v.tooltip, /not valid TOML/);
+    assert.doesNotMatch(v.text, /chunks/);
+  });
+  it("bad values: the counts, marked", () => {
+    const counts = formatStatus({ chunks: 6, chunks_with_issues: 0, rate: 0, per_rule: {} });
+    const v = formatConfigErrors(["chunkseam.toml: size = \"big\": expected a positive integer"], false, counts);
+    assert.equal(v.text, "$(warning) ⧉ 6 chunks · 0 broken (0%) · config error");
+    assert.match(v.tooltip, /left out/);
   });
 });

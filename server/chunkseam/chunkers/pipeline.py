@@ -205,7 +205,9 @@ def _build(cls: type, splitter: str, sizer: Sizer, size: int, overlap: int,
 
 def _from_tiktoken(cls: type, encoding: Any, size: int, overlap: int,
                    kwargs: dict[str, Any], extra: dict[str, Any]) -> Any:
-    import tiktoken
+    from ..tokens import import_tiktoken
+
+    tiktoken = import_tiktoken()
 
     enc_name = encoding.name
     with _patch_lock:
@@ -267,7 +269,7 @@ def _token_floor(sizer: Sizer, text: str, start: int, end: int, budget: int) -> 
 
 
 def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
-           splitter: str = DEFAULT_SPLITTER) -> list[tuple[int, int]]:
+           splitter: str = DEFAULT_SPLITTER, label: str = "langchain") -> list[tuple[int, int]]:
     """The spans of ``pieces`` (chunk texts, in order) in ``text`` by tracked search.
 
     Chunk ``i`` is never looked for before chunk ``i - 1``'s start. LangChain's
@@ -301,11 +303,13 @@ def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
             prev_start = prev[0] if prev else 0
             where = "in the document" if text.find(pieces[i]) < 0 else (
                 f"at or after the previous chunk's start (offset {prev_start})")
+            why = ("the splitter re-joined pieces with text that is not in the document, e.g. "
+                   "keep_separator = false over a run of separators") if label == "langchain" else (
+                   "the library rewrote its text")
             raise ValueError(
-                f"langchain: chunk {i} of {splitter} is not a span of the source: "
-                f"its text {_preview(pieces[i])} does not occur {where} (the splitter re-joined "
-                "pieces with text that is not in the document, e.g. keep_separator = false "
-                "over a run of separators); chunkseam cannot give it true offsets"
+                f"{label}: chunk {i} of {splitter} is not a span of the source: "
+                f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
+                "chunkseam cannot give it true offsets"
             )
         spans.append((found, found + len(pieces[i])))
         i += 1
@@ -413,9 +417,35 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
     return spans
 
 
+def _probe_separators(splitter: Any, text: str) -> None:
+    """LangChain matches regular expression separators with Python's ``re``,
+    which cannot be interrupted: each one is first run over the text with the
+    ``regex`` engine under the analysis' time budget, so that a backtracking
+    pattern is abandoned here with a clear message rather than hanging inside
+    LangChain."""
+    if text and getattr(splitter, "_is_separator_regex", False):
+        from .recursive import _bounds
+
+        for sep in getattr(splitter, "_separators", None) or ():
+            if sep:
+                _bounds(sep, True, text)
+
+
 class LangChainChunker:
     name = name
     description = description
+    #: the extra that provides the library this strategy runs
+    extra = "langchain"
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None."""
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(MODULE) is not None
+        except (ImportError, ValueError):
+            found = False
+        return None if found else MISSING
 
     def chunk(
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
@@ -425,6 +455,7 @@ class LangChainChunker:
             splitter_name = DEFAULT_SPLITTER
         splitter = get_splitter(sizer, size=size, overlap=overlap, **options)
         text = doc.text
+        _probe_separators(splitter, text)
         meta = {"splitter": splitter_name}
         # a RecursiveCharacterTextSplitter is re-run only around an edit (see
         # chunkers/resync.py); the result is kept for the next version

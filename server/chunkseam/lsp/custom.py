@@ -2,16 +2,28 @@
 
 ``chunkseam/chunks`` — params ``{"textDocument": {"uri": …}}`` — answers::
 
-    {"uri", "version", "chunker", "unit", "size", "overlap", "error",
+    {"uri", "version", "chunker", "simulated" (which chunker, and where that setting came
+     from), "unit", "size", "overlap", "error",
      "chunks": [{"index", "range", "startOffset", "endOffset", "startLine", "endLine",
                  "tokens", "unit", "headingPath", "strategy", "oversize",
                  "overlapPrevious" (size of the overlap with the previous chunk),
-                 "overlapRange" (its range, or null), "issues", "title"}, …]}
+                 "overlapRange" (its range, or null), "issues" (the issues the chunk is
+                 charged with: each issue counts on one chunk), "title"}, …]}
 
 ``chunkseam/stats`` answers::
 
     {"uri", "version", "chunker", "chunks", "chunksWithIssues", "rate", "issues",
      "perRule": {code: count}, "perSeverity": {severity: count}, "error"}
+
+``chunkseam/compare`` — params ``{"textDocument": {"uri": …}, "strategies": [name, …]}``
+— chunks the open document's current text (not the saved file) with each
+strategy, with every other setting as resolved for the document (config file
+and editor settings), and answers::
+
+    {"uri", "version", "available": [name, …], "strategies": [name, …],
+     "errors": {name: message}, "html": self-contained page or null}
+
+Without ``strategies`` it only answers ``available`` (for a client's picker).
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CHUNKS = "chunkseam/chunks"
 STATS = "chunkseam/stats"
+COMPARE = "chunkseam/compare"
 
 
 def uri_of(params: Any) -> str | None:
@@ -46,11 +59,14 @@ def _common(result: "Result") -> dict[str, Any]:
         "uri": result.uri,
         "version": result.version,
         "chunker": a.chunker if a is not None else None,
+        "simulated": result.simulated,
         "unit": result.unit,
         "size": getattr(s, "size", None),
         "overlap": getattr(s, "overlap", None),
         "enabled": not result.disabled,
         "error": result.error,
+        # errors of the configuration (a broken config file, bad values), for a status bar
+        "configErrors": [str(e) for e in result.config_errors if not getattr(e, "warning", False)],
     }
 
 
@@ -79,4 +95,55 @@ def stats(result: "Result") -> dict[str, Any]:
         "perRule": per_rule,
         "perSeverity": per_severity,
     })
+    return out
+
+
+def strategies_of(params: Any) -> list[str] | None:
+    """The ``strategies`` of ``chunkseam/compare`` params: a list of names, or None."""
+    if params is None:
+        return None
+    value = params.get("strategies") if isinstance(params, dict) else getattr(params, "strategies", None)
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError("strategies: expected a list of strategy names")
+    return list(dict.fromkeys(value))
+
+
+def compare(result: "Result", strategies: list[str] | None) -> dict[str, Any]:
+    """``chunkseam/compare`` (runs in a worker thread)."""
+    from .. import chunkers as registry
+    from ..compare import StrategyStats, run_strategy, table_html
+    from ..preview import compare_page
+
+    available = registry.names()
+    out: dict[str, Any] = {"uri": result.uri, "version": result.version, "available": available,
+                           "strategies": [], "errors": {}, "html": None}
+    if strategies is None:
+        return out
+    unknown = [s for s in strategies if s not in available]
+    if unknown:
+        raise ValueError(f"unknown strategy {', '.join(unknown)}: expected one of {', '.join(available)}")
+    if len(strategies) < 2:
+        raise ValueError("pick at least two strategies to compare")
+    settings = result.settings
+    if settings is None:
+        from ..settings import Settings
+
+        settings = Settings()
+    doc = result.doc
+    stats, columns = [], []
+    for name in strategies:
+        st = StrategyStats(name)
+        try:
+            chunks, issues = run_strategy(doc, settings, name)
+        except Exception as exc:  # one strategy's failure (e.g. langchain not installed) is a column note
+            out["errors"][name] = f"{type(exc).__name__}: {exc}"
+            continue
+        st.add(chunks, issues)
+        stats.append(st)
+        columns.append((name, chunks, issues))
+    out["strategies"] = [name for name, _, _ in columns]
+    out["html"] = compare_page([(doc, columns)], settings=settings,
+                               table_html=table_html(stats, settings.unit)) if columns else None
     return out

@@ -5,10 +5,16 @@ Every diagnostic carries the rule code, a ``codeDescription`` link to the
 rule's doc, ``relatedInformation`` pointing at the other side of the cut and
 ``data`` with what the quick fixes need. A document that could not be analysed
 gets a single ``internal-error`` diagnostic (the traceback is in the log).
+
+Editors keep a bounded number of diagnostics per file (VS Code: 1,000, dropping
+the rest without a word). Past the cap (setting ``maxDiagnostics``) the most
+severe are published, in document order, plus one ``too-many-issues``
+diagnostic at the top of the file that says how many more there are.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -18,7 +24,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SOURCE = "chunkseam"
 INTERNAL_ERROR = "internal-error"
-RULES_URL = "https://github.com/chunkseam/chunkseam/blob/main/server/chunkseam/rules/{code}.md"
+TOO_MANY = "too-many-issues"
+from ..checks.registry import REPOSITORY_URL, RULE_DOC_PATH  # noqa: E402  one source of truth
+
+RULES_URL = f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH}"
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -117,8 +126,49 @@ def internal_error(message: str) -> types.Diagnostic:
     )
 
 
-def build(result: "Result", encoding: str) -> list[types.Diagnostic]:
-    """The diagnostics of a result (runs in the worker thread)."""
+_RANK = {
+    types.DiagnosticSeverity.Error: 0,
+    types.DiagnosticSeverity.Warning: 1,
+    types.DiagnosticSeverity.Information: 2,
+    types.DiagnosticSeverity.Hint: 3,
+}
+_SEVERITY_NAMES = ("errors", "warnings", "infos", "hints")
+
+
+def _rank(d: types.Diagnostic) -> int:
+    return _RANK.get(d.severity, 1) if d.severity is not None else 1
+
+
+def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnostic]:
+    """At most ``limit`` diagnostics (0: all): the most severe first (ties in
+    document order), kept in document order, the last place taken by a summary
+    of the rest."""
+    if limit <= 0 or len(diagnostics) <= limit:
+        return diagnostics
+    keep = limit - 1
+    order = sorted(range(len(diagnostics)), key=lambda i: (_rank(diagnostics[i]), i))
+    kept = [diagnostics[i] for i in sorted(order[:keep])]
+    left = [diagnostics[i] for i in order[keep:]]
+    counts = [0, 0, 0, 0]
+    for d in left:
+        counts[_rank(d)] += 1
+    what = ", ".join(f"{n:,} {name}" for n, name in zip(counts, _SEVERITY_NAMES) if n)
+    summary = types.Diagnostic(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        message=f"{len(left):,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
+                f"severe of {len(diagnostics):,} are listed. Raise the setting maxDiagnostics "
+                "(0: no cap) or run `chunkseam lint` on this file to see them all.",
+        severity=types.DiagnosticSeverity.Information,
+        code=TOO_MANY,
+        source=SOURCE,
+        data={"code": TOO_MANY, "omitted": len(left), "total": len(diagnostics)},
+    )
+    return [summary, *kept]
+
+
+def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnostic]:
+    """The diagnostics of a result (runs in the worker thread), at most
+    ``limit`` of them (0: no cap; see :func:`cap`)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -129,12 +179,12 @@ def build(result: "Result", encoding: str) -> list[types.Diagnostic]:
         if issue.severity == "off":
             continue
         out.append(to_diagnostic(issue, doc, result.uri, encoding))
-    return out
+    return cap(out, limit)
 
 
-def publish(server: Any, result: "Result") -> None:
+def publish(server: Any, result: "Result", limit: int = 0) -> None:
     server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=result.uri, diagnostics=result.diagnostics, version=result.version))
+        uri=result.uri, diagnostics=cap(result.diagnostics, limit), version=result.version))
 
 
 def clear(server: Any, uri: str, version: int | None = None) -> None:
@@ -142,9 +192,64 @@ def clear(server: Any, uri: str, version: int | None = None) -> None:
         types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
 
 
-def report(result: "Result", previous_result_id: str | None) -> types.DocumentDiagnosticReport:
+def report(result: "Result", previous_result_id: str | None,
+           limit: int = 0) -> types.DocumentDiagnosticReport:
     """The pull-model answer for ``textDocument/diagnostic``."""
     if previous_result_id is not None and previous_result_id == result.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=list(result.diagnostics),
+    return types.RelatedFullDocumentDiagnosticReport(items=list(cap(result.diagnostics, limit)),
                                                      result_id=result.result_id)
+
+
+_AT = re.compile(r"at line (\d+), column (\d+)")
+
+
+def _config_range(err: Any, text: str | None) -> types.Range:
+    """Where in the config file ``err`` is: the TOML parser's position, else the
+    line that sets the key, else the top of the file."""
+    m = _AT.search(str(err))
+    if m:
+        line, col = int(m.group(1)) - 1, max(0, int(m.group(2)) - 1)
+        return types.Range(types.Position(line, col), types.Position(line, col + 1))
+    key = getattr(err, "key", None)
+    if text and isinstance(key, str) and key:
+        last = key.rsplit(".", 1)[-1].strip("'\"")
+        pattern = re.compile(rf"^[ \t]*[\"']?{re.escape(last)}[\"']?[ \t]*=", re.MULTILINE)
+        hit = pattern.search(text)
+        if hit:
+            line = text.count("\n", 0, hit.start())
+            start = hit.start() - (text.rfind("\n", 0, hit.start()) + 1)
+            return types.Range(types.Position(line, start), types.Position(line, start + len(last)))
+    return types.Range(types.Position(0, 0), types.Position(0, 0))
+
+
+def config_file_diagnostics(errors: list[Any]) -> dict[str, list[types.Diagnostic]]:
+    """Diagnostics on the config files themselves (uri -> diagnostics) for
+    the configuration errors of a result."""
+    from pathlib import Path
+
+    out: dict[str, list[types.Diagnostic]] = {}
+    texts: dict[str, str | None] = {}
+    for err in errors:
+        file = getattr(err, "file", None)
+        if not isinstance(file, str) or not file or file in ("editor", "command line"):
+            continue
+        path = Path(file)
+        if not path.is_absolute() or not path.name.endswith(".toml"):
+            continue
+        if file not in texts:
+            try:
+                texts[file] = path.read_text(encoding="utf-8") if path.is_file() and path.stat().st_size < 1 << 20 else None
+            except (OSError, UnicodeDecodeError):
+                texts[file] = None
+        warning = getattr(err, "warning", False)
+        message = str(err)
+        prefix = f"{file}: "
+        out.setdefault(path.as_uri(), []).append(types.Diagnostic(
+            range=_config_range(err, texts[file]),
+            message=message[len(prefix):] if message.startswith(prefix) else message,
+            severity=types.DiagnosticSeverity.Warning if warning else types.DiagnosticSeverity.Error,
+            code="config",
+            source=SOURCE,
+        ))
+    return out
