@@ -100,10 +100,6 @@ class RecursiveRun:
             return 0
         return k if self.kids[k - 1] is not None else self.post[k - 1]
 
-    def restart(self, k: int) -> bool:
-        """Does the run start afresh at piece ``k`` (nothing carried over)?"""
-        return k >= len(self.pieces) or self.post[k] == k
-
 
 def top_separator(text: str, separators: Sequence[str], regex: bool) -> int:
     """Index of the separator the top level splits at (LangChain's choice)."""
