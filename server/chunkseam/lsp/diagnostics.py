@@ -145,30 +145,23 @@ def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnosti
     of the rest."""
     if limit <= 0 or len(diagnostics) <= limit:
         return diagnostics
-    return _capped([_rank(d) for d in diagnostics], limit, diagnostics.__getitem__)
-
-
-def _capped(ranks: list[int], limit: int, make: Any) -> list[types.Diagnostic]:
-    """:func:`cap` of the diagnostics whose severity ranks are ``ranks``;
-    ``make(i)`` builds diagnostic ``i`` (only those kept are built)."""
-    total = len(ranks)
     keep = limit - 1
-    order = sorted(range(total), key=lambda i: (ranks[i], i))
-    kept = [make(i) for i in sorted(order[:keep])]
+    order = sorted(range(len(diagnostics)), key=lambda i: (_rank(diagnostics[i]), i))
+    kept = [diagnostics[i] for i in sorted(order[:keep])]
+    left = [diagnostics[i] for i in order[keep:]]
     counts = [0, 0, 0, 0]
-    for i in order[keep:]:
-        counts[ranks[i]] += 1
-    left = total - keep
+    for d in left:
+        counts[_rank(d)] += 1
     what = ", ".join(f"{n:,} {name}" for n, name in zip(counts, _SEVERITY_NAMES) if n)
     summary = types.Diagnostic(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-        message=f"{left:,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
-                f"severe of {total:,} are listed. Raise the setting maxDiagnostics "
+        message=f"{len(left):,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
+                f"severe of {len(diagnostics):,} are listed. Raise the setting maxDiagnostics "
                 "(0: no cap) or run `chunkseam lint` on this file to see them all.",
         severity=types.DiagnosticSeverity.Information,
         code=TOO_MANY,
         source=SOURCE,
-        data={"code": TOO_MANY, "omitted": left, "total": total},
+        data={"code": TOO_MANY, "omitted": len(left), "total": len(diagnostics)},
     )
     return [summary, *kept]
 
@@ -181,13 +174,12 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     if result.disabled or result.analysis is None:
         return []
     doc = result.doc
-    issues = [i for i in result.analysis.issues if i.severity != "off"]
-    if 0 < limit < len(issues):
-        # only the diagnostics that are published are built
-        ranks = [_RANK.get(severity(i.severity), 1) for i in issues]
-        return _capped(ranks, limit,
-                       lambda k: to_diagnostic(issues[k], doc, result.uri, encoding))
-    return [to_diagnostic(issue, doc, result.uri, encoding) for issue in issues]
+    out = []
+    for issue in result.analysis.issues:
+        if issue.severity == "off":
+            continue
+        out.append(to_diagnostic(issue, doc, result.uri, encoding))
+    return cap(out, limit)
 
 
 def publish(server: Any, result: "Result", limit: int = 0) -> None:
