@@ -94,6 +94,12 @@ for (const mod of ["chunkseam", "tiktoken", "markdown_it"]) {
     `# a module of the opened folder: it must never be imported\nopen(${JSON.stringify(shadowMarker)}, "a").write(${JSON.stringify(`${mod}\n`)})\n`,
   );
 }
+// The extension host takes its environment from a login shell, which resets
+// PATH (/etc/profile): put the Python's bin directory on it in ~/.profile.
+fs.writeFileSync(
+  path.join(dirs.home, ".profile"),
+  `PATH=${JSON.stringify(path.dirname(opts.python))}:"$PATH"\nexport PATH\n`,
+);
 const shadowImported = () => (fs.existsSync(shadowMarker) ? fs.readFileSync(shadowMarker, "utf8").trim().split("\n") : []);
 
 const settings = {
@@ -693,6 +699,14 @@ try {
     return text.trim();
   };
 
+  const restartOff = async () => {
+    const before = serverStarts();
+    await focusEditor();
+    await runCommand("chunkseam: Restart Server");
+    await waitFor("a new server to report running", async () => serverStarts() > before);
+    await waitFor("the status bar to say off", async () => (await texts(".statusbar .statusbar-item")).some((x) => x.includes("⧉ off")));
+  };
+
   await check("a settings edit (editor.fontSize) keeps the interpreter: Restart Server still works", async () => {
     // The issue: after any Settings UI edit chunkseam.interpreter (machine-
     // overridable) read back as null in code-server, and a restart failed.
@@ -712,15 +726,57 @@ try {
     // An empty workspace value hides the machine's (removing a value from the
     // machine settings file is not always seen by code-server's workbench).
     setSettings({ "chunkseam.interpreter": "" });
-    await page.waitForTimeout(1500);
-    const text = await restartAndExpectRunning();
-    const starting = chunkseamLogs().join("\n").match(/Starting the chunkseam server: .*/g) ?? [];
-    const last = starting[starting.length - 1] ?? "";
-    assert(/\(from PATH/.test(last), `the server was not started from PATH: ${last}`);
-    const imported = shadowImported();
-    assert(imported.length === 0, `imported from the workspace: ${imported.join(", ")}`);
-    return text;
+    try {
+      await page.waitForTimeout(1500);
+      const text = await restartAndExpectRunning();
+      const starting = chunkseamLogs().join("\n").match(/Starting the chunkseam server: .*/g) ?? [];
+      const last = starting[starting.length - 1] ?? "";
+      assert(/\(from PATH/.test(last), `the server was not started from PATH: ${last}`);
+      const imported = shadowImported();
+      assert(imported.length === 0, `imported from the workspace: ${imported.join(", ")}`);
+      return text;
+    } finally {
+      // the interpreter again for what follows (a restart on the setting change)
+      setSettings({ "chunkseam.interpreter": opts.python });
+      await waitFor("the server back", statusText).catch(() => undefined);
+    }
   });
+
+  await check("started with chunkseam.enable = false, enabled again without a reload", async () => {
+    setSettings({ "chunkseam.enable": false });
+    await waitFor("the status bar to say off", async () => (await texts(".statusbar .statusbar-item")).some((x) => x.includes("⧉ off")));
+    // a server started while disabled gets enable = false in its initialization options
+    await restartOff();
+    setSettings({ "chunkseam.enable": null });
+    const text = await waitFor("the counts again", statusText);
+    return text.trim();
+  });
+
+  await check("a broken chunkseam.toml: an error state in the status bar and a diagnostic on the file", async () => {
+    const config = path.join(workspace, "chunkseam.toml");
+    fs.writeFileSync(config, 'chunker = "fixed"\nsize = = 3\n');
+    try {
+      return await brokenConfig(config);
+    } finally {
+      fs.rmSync(config, { force: true });
+    }
+  });
+
+  async function brokenConfig(config) {
+    const item = await waitFor("the status bar's config error", async () =>
+      (await texts(".statusbar .statusbar-item")).find((x) => x.includes("config error")),
+    );
+    assert(!/\d+ chunks/.test(item), `the status bar shows counts: ${item}`);
+    await page.keyboard.press("Control+Shift+M");
+    const row = await waitFor("a Problems row for chunkseam.toml", async () => {
+      const t = await texts(".markers-panel .monaco-list-row");
+      return t.find((x) => /not valid TOML/.test(x));
+    });
+    await screenshot("config-error");
+    fs.rmSync(config);
+    const text = await waitFor("the counts once the file is gone", statusText);
+    return `${item.trim()}; ${row.replace(/\s+/g, " ").slice(0, 100)}; then ${text.trim()}`;
+  }
 
   // -- a 1 MB document: time to the first diagnostics, the cap, no flicker ----------------------
   // 400-character windows: 2,500 chunks, 2,458 issues (the cap: 1,000 diagnostics)
