@@ -60,10 +60,10 @@ def cold() -> None:
     # the modules (chunkseam/__init__ exports functions named like some of them)
     sentences = importlib.import_module("chunkseam.sentences")
     structure = importlib.import_module("chunkseam.structure")
-    sentences.segment.cache_clear()
+    sentences.clear_caches()
     recursive.clear_caches()
     markdown.clear_caches()  # section chunks (also keyed by sizer, which is fresh anyway)
-    structure._SEGMENTS.data.clear()  # Markdown segment parses
+    structure._SEGMENTS.clear()  # Markdown segment parses
 
 
 def main(argv: list[str] | None = None) -> int:

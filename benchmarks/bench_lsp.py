@@ -10,6 +10,16 @@ Targets (issue 5): median edit <= 10% of cold and < 100 ms; RSS < 300 MB.
 
     python benchmarks/bench_lsp.py [--edits 50] [--docs 10] [--seed 1] [--profile | --profile-only]
 
+Per strategy (issue 10: the same targets for every strategy), steps 1 and 2
+for each of ``--strategies`` (default: all; recursive, langchain and fixed
+at 256/32 tokens as LangChain pipelines use them, sentence at 256 tokens and
+one sentence of overlap, markdown at its defaults), printed as one table;
+with ``--baseline REF`` the same runs are made with the server of git
+revision REF (extracted with ``git archive``) side by side, strategy by
+strategy, so both see the same machine:
+
+    python benchmarks/bench_lsp.py --strategies all [--baseline main] [--edits 30]
+
 ``--profile`` also runs the same analyses in-process: the cold one and
 ``--edits`` one-character edits made as the server makes them, timed by
 phase (structure, chunking, validation), then one edit under cProfile.
@@ -72,6 +82,21 @@ class Client(LanguageClient):
         self.event = asyncio.Event()
         #: (uri, version) -> analysis time in ms reported by the server (trace = debug)
         self.analysed: dict[tuple[str, int], float] = {}
+        #: messages the server showed (a rejected setting makes a run meaningless)
+        self.shown: list[str] = []
+        # diagnostics count as arrived when their message is read, before this
+        # client turns the JSON into lsprotocol objects (pygls' cattrs takes
+        # ~0.1 ms per diagnostic on top: the client's cost, not the server's)
+        structure = self.protocol.structure_message
+
+        def arrived(data: dict) -> object:
+            if isinstance(data, dict) and data.get("method") == "textDocument/publishDiagnostics":
+                params = data.get("params") or {}
+                self.seen.setdefault((params.get("uri"), params.get("version")),
+                                     time.perf_counter())
+            return structure(data)
+
+        self.protocol.structure_message = arrived  # type: ignore[method-assign]
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
@@ -90,6 +115,7 @@ class Client(LanguageClient):
 
         @self.feature(types.WINDOW_SHOW_MESSAGE)
         def on_show(params: types.ShowMessageParams) -> None:
+            self.shown.append(params.message)
             print(f"  server message: {params.message}", file=sys.stderr)
 
     async def wait(self, uri: str, version: int, timeout: float = 600) -> float:
@@ -128,15 +154,27 @@ def random_edit(rng: random.Random, text: str) -> tuple[types.TextDocumentConten
     return change, text[:off] + ch + text[off:]
 
 
-async def run(args: argparse.Namespace) -> dict[str, float]:
+#: the settings each strategy is measured with
+STRATEGIES: dict[str, dict[str, object]] = {
+    "markdown": {},
+    "recursive": {"chunker": "recursive", "size": 256, "overlap": 32},
+    "langchain": {"chunker": "langchain", "size": 256, "overlap": 32},
+    "fixed": {"chunker": "fixed", "size": 256, "overlap": 32},
+    "sentence": {"chunker": "sentence", "size": 256, "overlap": 1},
+}
+
+
+async def run(args: argparse.Namespace, overrides: dict[str, object] | None = None,
+              env: dict[str, str] | None = None, extras: bool = True) -> dict[str, float]:
     files = corpus_files()
     text = make_document(files, args.size)
     client = Client()
-    await client.start_io(sys.executable, "-m", "chunkseam", "server")
+    await client.start_io(sys.executable, "-m", "chunkseam", "server", env=env)
     server_pid = client._server.pid  # type: ignore[union-attr]
-    settings = {"debounceMs": 0, "trace": "debug"}
+    settings: dict[str, object] = {"debounceMs": 0, "trace": "debug"}
     if args.chunker:
         settings["chunker"] = args.chunker
+    settings.update(overrides or {})
     await client.initialize_async(types.InitializeParams(
         capabilities=caps(), initialization_options={"settings": settings},
         root_uri=(ROOT / "benchmarks").as_uri()))
@@ -177,6 +215,10 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
     cold_engine = client.analysed.get((uri, 1))
     if cold_engine is not None:
         print(f"   cold analysis in the worker thread: {cold_engine:.1f} ms")
+    if not extras:
+        await _stop(client)
+        return {"cold_ms": cold * 1000, "median_ms": median, "p95_ms": p95,
+                "rejected": any("expected" in m for m in client.shown)}
 
     # responsiveness: a hover on a small document while the big one is being analysed
     small = base + "small.md"
@@ -212,13 +254,7 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
     rss_all = rss_mb(server_pid)
     print(f"RSS with {args.docs} documents open: {rss_all:7.1f} MB")
 
-    await client.shutdown_async(None)
-    client.exit(None)
-    try:
-        await asyncio.wait_for(client._server.wait(), 10)  # type: ignore[union-attr]
-    except asyncio.TimeoutError:
-        print("server did not exit within 10 s after exit", file=sys.stderr)
-    await client.stop()
+    await _stop(client)
 
     ratio = median / (cold * 1000) if cold else float("nan")
     print()
@@ -229,6 +265,88 @@ async def run(args: argparse.Namespace) -> dict[str, float]:
     print(f"RSS ({args.docs} docs) = {rss_all:.1f} MB        (target < 300 MB)  "
           f"{'OK' if rss_all < 300 else 'MISSED'}")
     return {"cold_ms": cold * 1000, "median_ms": median, "p95_ms": p95, "rss_mb": rss_all}
+
+
+async def _stop(client: Client) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    try:
+        await asyncio.wait_for(client._server.wait(), 10)  # type: ignore[union-attr]
+    except asyncio.TimeoutError:
+        print("server did not exit within 10 s after exit", file=sys.stderr)
+    await client.stop()
+
+
+def baseline_tree(ref: str, keep: list[str] = ()) -> tuple[str, Path, dict[str, str]]:
+    """The server sources of git revision ``ref``, extracted to a temporary
+    directory (its ``server`` directory goes first on the server's PYTHONPATH),
+    with the files ``keep`` (paths in this tree) copied over them."""
+    import os
+    import subprocess
+    import tempfile
+
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    target = Path(tempfile.mkdtemp(prefix="chunkseam-baseline-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "server"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    for path in keep:
+        (target / path).write_bytes((ROOT / path).read_bytes())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(target / "server"), *filter(None, [env.get("PYTHONPATH")])])
+    return commit, target, env
+
+
+async def per_strategy(args: argparse.Namespace) -> None:
+    """Cold open and edit -> diagnostics for each strategy (and the baseline)."""
+    import os
+    import shutil
+    import subprocess
+
+    names = list(STRATEGIES) if args.strategies == "all" else args.strategies.split(",")
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown:
+        sys.exit(f"unknown strategies {unknown}: expected some of {', '.join(STRATEGIES)}")
+    here = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip() or "worktree"
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "server"],
+                           capture_output=True, text=True).stdout.strip()
+    versions: list[tuple[str, dict[str, str] | None]] = []
+    tree = None
+    if args.baseline:
+        commit, tree, env = baseline_tree(args.baseline, args.baseline_with)
+        if args.baseline_with:
+            print(f"baseline {args.baseline} with this tree's {', '.join(args.baseline_with)}")
+        where = subprocess.run([sys.executable, "-c", "import chunkseam; print(chunkseam.__file__)"],
+                               env=env, capture_output=True, text=True).stdout.strip()
+        print(f"baseline {args.baseline} ({commit}): the server imports {where}")
+        versions.append((f"{args.baseline} ({commit})", env))
+    versions.append((f"this ({here}{'+' if dirty else ''})", dict(os.environ)))
+    rows = []
+    try:
+        for strategy in names:
+            for label, env in versions:
+                print(f"\n== {strategy} · {label} · {STRATEGIES[strategy] or 'defaults'} ==")
+                got = await run(args, STRATEGIES[strategy], env, extras=False)
+                rows.append((strategy, label, got))
+    finally:
+        if tree is not None:
+            shutil.rmtree(tree, ignore_errors=True)
+    print(f"\n1 MB document, {args.edits} one-character edits, debounce 0; "
+          "target: median <= 10% of cold and < 100 ms")
+    head = (f"{'strategy':<10} {'server':<24} {'cold open':>10} {'median':>9} {'p95':>9} "
+            f"{'ratio':>7}  target")
+    print(head)
+    print("-" * len(head))
+    for strategy, label, got in rows:
+        ratio = got["median_ms"] / got["cold_ms"] if got["cold_ms"] else float("nan")
+        ok = ratio <= 0.10 and got["median_ms"] < 100
+        verdict = "settings rejected: not this strategy" if got.get("rejected") else (
+            "OK" if ok else "MISSED")
+        print(f"{strategy:<10} {label:<24} {got['cold_ms']:8.0f} ms {got['median_ms']:6.1f} ms "
+              f"{got['p95_ms']:6.1f} ms {ratio * 100:6.1f}%  {verdict}")
 
 
 def profile(args: argparse.Namespace) -> None:
@@ -296,10 +414,20 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=MB, help="characters per document")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunker", default=None, help="override the routed chunker")
+    ap.add_argument("--strategies", default=None,
+                    help="'all' or a comma-separated list of " + ", ".join(STRATEGIES)
+                    + ": one table of cold open and edit times per strategy")
+    ap.add_argument("--baseline", default=None, metavar="REF",
+                    help="with --strategies: also measure the server of git revision REF")
+    ap.add_argument("--baseline-with", action="append", default=[], metavar="PATH",
+                    help="a file of this tree to use in the baseline too (e.g. a fix it needs)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--profile-only", action="store_true",
                     help="only the in-process figures (no server)")
     args = ap.parse_args()
+    if args.strategies:
+        asyncio.run(per_strategy(args))
+        return
     if not args.profile_only:
         asyncio.run(run(args))
     if args.profile or args.profile_only:

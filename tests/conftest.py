@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+#: the real-world corpus: $CHUNKSEAM_CORPUS, else ../shared/corpus next to the checkout
+CORPUS = Path(os.environ.get("CHUNKSEAM_CORPUS") or ROOT.parent / "shared" / "corpus")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

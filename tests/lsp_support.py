@@ -40,8 +40,11 @@ CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_c
 
 def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
                  configuration: bool = True, markdown: bool = True,
-                 hierarchical: bool = True, document_changes: bool = True) -> types.ClientCapabilities:
+                 hierarchical: bool = True, document_changes: bool = True,
+                 resolve: bool = False, show_document: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)) if show_document else None,
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind(e) for e in encodings] if encodings else None),
         workspace=types.WorkspaceClientCapabilities(
@@ -61,7 +64,9 @@ def capabilities(*, encodings: list[str] | None = None, pull: bool = False,
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
                     code_action_kind=types.ClientCodeActionKindOptions(
-                        value_set=[types.CodeActionKind.QuickFix]))),
+                        value_set=[types.CodeActionKind.QuickFix])),
+                resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])
+                if resolve else None, data_support=resolve or None),
             document_symbol=types.DocumentSymbolClientCapabilities(
                 hierarchical_document_symbol_support=hierarchical),
             folding_range=types.FoldingRangeClientCapabilities(),
@@ -152,13 +157,31 @@ def utf16_len(s: str) -> int:
 
 
 async def shutdown(client: LanguageClient) -> None:
-    """Shut the server down unless the test already did (or it is gone)."""
-    if getattr(client, "_shut_down", False) or client.capabilities is None:
-        return
+    """Shut the server down unless the test already did (or it is gone).
+
+    The fixture's teardown waits for the server process to end, so a server
+    that was never initialized (the test skipped or failed before) or that
+    ignores the session's end is sent ``exit`` and, failing that, killed:
+    one early failure never hangs the suite."""
     server = getattr(client, "_server", None)
     if server is not None and server.returncode is not None:
         return
-    await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+    if not getattr(client, "_shut_down", False) and client.capabilities is not None:
+        try:
+            await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+        except Exception:  # the server is broken: end it below
+            pass
+    if server is None or server.returncode is not None:
+        return
+    try:
+        client.protocol.notify(types.EXIT)
+    except Exception:
+        pass
+    try:
+        await asyncio.wait_for(server.wait(), TIMEOUT)
+    except asyncio.TimeoutError:
+        server.kill()
+        await server.wait()
 
 
 def doc_uri(name: str) -> str:

@@ -88,6 +88,23 @@ def test_preview_terminal_panels(capsys) -> None:
     assert out.strip().splitlines()[-1].startswith(f"{FIXTURE}: {len(expected)} chunks (recursive)")
 
 
+def test_preview_summary_keeps_a_long_path_on_one_line(capsys, tmp_path) -> None:
+    """The summary names the file in full on one line at any width and any
+    checkout depth; brackets in a path or heading are text, not markup."""
+    deep = tmp_path.joinpath(*["nested-directory-" + "d" * 20] * 8)
+    deep.mkdir(parents=True)
+    target = deep / "[draft] database.md"
+    target.write_text(FIXTURE.read_text(encoding="utf-8") + "\n## Notes [todo]\n\nMore text.\n",
+                      encoding="utf-8")
+    assert len(str(target)) > 200
+    rc, out, _ = run(capsys, "preview", str(target), "--chunker", "markdown", "--unit", "chars",
+                     "--size", "300", "--width", "60")
+    assert rc == 0
+    last = out.strip().splitlines()[-1]
+    assert last.startswith(f"{target}: ") and last.endswith("chunks broken"), last
+    assert "Notes [todo]" in out
+
+
 def test_compare_text_and_json(capsys) -> None:
     names = [n for n in ("fixed", "recursive") if n in chunkers.names()]
     rc, out, _ = run(capsys, "compare", str(FIXTURE), "--chunkers", ",".join(names), "--size", "80",

@@ -51,7 +51,7 @@ def fresh_caches():
     saved = (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE)
     structure_mod._SEGMENTS = structure_mod._SegmentCache()
     markdown_mod._SECTION_CACHES = weakref.WeakKeyDictionary()
-    validate_mod._CUT_CACHE = validate_mod._LRU(validate_mod.CUT_CACHE_SIZE)
+    validate_mod._CUT_CACHE = validate_mod._new_cut_cache()
     try:
         yield
     finally:
@@ -715,6 +715,205 @@ def test_old_versions_are_freed_without_the_cycle_collector():
         gc.enable()
 
 
+# -- the sequential strategies: recursive, langchain, fixed, sentence --------------------------
+#
+# Each keeps its run on the document and updates it from the previous
+# version's (chunkers/resync.py): re-chunk from the chunk holding the edit,
+# stop where the new run meets the old one. The chunks of every version must
+# be those of a run from scratch, and the update must actually be used.
+
+resync_mod = importlib.import_module("chunkseam.chunkers.resync")
+
+STRATEGY_SETTINGS = {
+    "recursive": [
+        Settings(chunker="recursive", size=256, overlap=32),
+        Settings(chunker="recursive", size=24, overlap=6),
+        Settings(chunker="recursive", unit="chars", size=120, overlap=30),
+        Settings(chunker="recursive", unit="chars", size=40, overlap=10,
+                 chunker_options={"keep_separator": "end", "strip_whitespace": False}),
+        Settings(chunker="recursive", size=48, overlap=0,
+                 chunker_options={"keep_separator": False}),
+        Settings(chunker="recursive", unit="chars", size=200, overlap=20,
+                 chunker_options={"language": "markdown"}),
+    ],
+    "langchain": [
+        Settings(chunker="langchain", size=256, overlap=32),
+        Settings(chunker="langchain", unit="chars", size=120, overlap=30),
+        Settings(chunker="langchain", size=32, overlap=8,
+                 chunker_options={"splitter": "MarkdownTextSplitter"}),
+    ],
+    "fixed": [
+        Settings(chunker="fixed", size=256, overlap=32),
+        Settings(chunker="fixed", size=24, overlap=5),
+        Settings(chunker="fixed", unit="chars", size=90, overlap=15),
+    ],
+    "sentence": [
+        Settings(chunker="sentence", size=256, overlap=1),
+        Settings(chunker="sentence", size=40, overlap=2),
+        Settings(chunker="sentence", unit="chars", size=300, overlap=0),
+    ],
+}
+
+
+def chunk_tuples(chunks) -> list[tuple]:
+    return [(c.start, c.end, c.index, c.tokens, c.oversize, c.strategy, c.heading_path,
+             dict(c.meta)) for c in chunks]
+
+
+def cold_chunks(doc: Document, config: Settings) -> list[tuple]:
+    from chunkseam.analysis import make_chunks
+
+    return chunk_tuples(make_chunks(Document(doc.text, path=doc.path), config)[1])
+
+
+@contextlib.contextmanager
+def counting_updates():
+    """Count the runs updated from a previous version's (``find_previous``
+    hits, and LangChain splits updated around an edit)."""
+    real, real_lc = resync_mod.find_previous, resync_mod.langchain_update
+    hits = [0]
+
+    def spy(doc, key):
+        found = real(doc, key)
+        hits[0] += found is not None
+        return found
+
+    def spy_lc(*args, **kw):
+        found = real_lc(*args, **kw)
+        hits[0] += found is not None
+        return found
+
+    resync_mod.find_previous, resync_mod.langchain_update = spy, spy_lc
+    try:
+        yield hits
+    finally:
+        resync_mod.find_previous, resync_mod.langchain_update = real, real_lc
+
+
+def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[int, Document]:
+    """Apply ``edits`` (callables doc -> doc) one by one; every version's chunks
+    equal a cold run's. Returns how many runs were updates, and the last version."""
+    from chunkseam.analysis import make_chunks
+
+    make_chunks(doc, config)
+    with counting_updates() as hits:
+        for n, make in enumerate(edits):
+            prev = doc  # alive, as the server's last result keeps it
+            doc = make(prev)
+            got = chunk_tuples(make_chunks(doc, config)[1])
+            assert got == cold_chunks(doc, config), (config, n, len(doc.text))
+    return hits[0], doc
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))
+@pytest.mark.parametrize("seed", range(2))
+def test_sequential_strategies_after_random_corpus_edits_equal_a_cold_run(strategy, seed):
+    files = corpus_files("markdown")
+    rng = random.Random(seed * 31 + len(strategy))
+    configs = STRATEGY_SETTINGS[strategy]
+    config = configs[(seed * 2) % len(configs)]
+    doc = Document(corpus_text(rng, files, 4), path=f"/virtual/{strategy}{seed}.md", version=1)
+    edits = [lambda d, r=random.Random(rng.random()): random_edit(r, d) for _ in range(10)]
+    updates, last = edit_sequence_equals_cold(doc, config, edits)
+    if strategy == "fixed" and config.unit == "chars":
+        assert updates == 0  # character windows are cut afresh (a few list items)
+    else:
+        assert updates >= 8, updates  # the update path ran
+    # and the whole analysis (issues, statistics) of the last version is a fresh one's
+    assert snapshot(analyze(last, config)) == from_scratch(last, config)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(text=markdown_texts(max_lines=30), data=st.data())
+def test_sequential_strategies_after_generated_edits_equal_a_cold_run(strategy, text, data):
+    configs = STRATEGY_SETTINGS[strategy]
+    config = configs[data.draw(st.integers(0, len(configs) - 1))]
+    doc = Document(text, path="/virtual/gen.md", version=1)
+    edits = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        frac = data.draw(st.floats(0, 1))
+        length = data.draw(st.sampled_from([0, 0, 1, 2, 10]))
+        ins = data.draw(st.lists(st.sampled_from(PIECES), max_size=3).map("".join))
+
+        def make(d, frac=frac, length=length, ins=ins):
+            a = int(frac * len(d.text))
+            return d.with_edit(a, min(len(d.text), a + length), ins, version=(d.version or 0) + 1)
+
+        edits.append(make)
+    edit_sequence_equals_cold(doc, config, edits)
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "langchain"])
+@pytest.mark.parametrize("change", [
+    ("first", "\n\n"),   # a text without blank lines gets one: the top-level separator changes
+    ("blank", ""),       # the only blank line goes: back to splitting at line breaks
+    ("blank", "x"),      # a blank line stops being blank
+    ("start", "\n\n"),   # at the very start
+    ("end", "\n\nlast"),  # at the very end
+])
+def test_recursive_edits_that_move_the_top_level_separator(strategy, change):
+    where, ins = change
+    lines = [f"Line {i} has some words in it, enough to be cut." for i in range(40)]
+    text = "\n".join(lines[:20]) + ("\n\n" if where == "blank" else "\n") + "\n".join(lines[20:])
+    at = {"first": text.index("Line 7"), "blank": text.find("\n\n"), "start": 0,
+          "end": len(text)}[where]
+    end = at + (2 if where == "blank" else 0)
+    config = Settings(chunker=strategy, unit="chars", size=150, overlap=40)
+    doc = Document(text, path="/virtual/sep.md", version=1)
+    edit_sequence_equals_cold(doc, config, [
+        lambda d: d.with_edit(at, end, ins, version=2),
+        lambda d: d.with_edit(at, at + len(ins), text[at:end], version=3),  # and back
+    ])
+
+
+def test_fixed_token_windows_keep_their_phase_or_move_all():
+    """Token windows after an edit are the old ones shifted when the edit keeps
+    the number of tokens, and all move otherwise: both equal a cold run."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    config = Settings(chunker="fixed", size=64, overlap=8)
+    at = text.index(" the ", len(text) // 3) + 1
+    doc = Document(text, path="/virtual/phase.md", version=1)
+    updates, _ = edit_sequence_equals_cold(doc, config, [
+        lambda d: d.with_edit(at, at + 3, "THE", version=2),     # same tokens count
+        lambda d: d.with_edit(at, at, "more words ", version=3),  # more tokens
+        lambda d: d.with_edit(0, 0, "😀", version=4),             # at the start, multi-byte
+        lambda d: d.with_edit(len(d.text), len(d.text), " tail", version=5),
+    ])
+    assert updates == 4
+
+
+def test_langchain_window_is_split_by_langchain_itself(monkeypatch):
+    """After an edit the installed splitter runs on a window around it, not on
+    the whole text, and the result is still a cold run's."""
+    from chunkseam.chunkers import pipeline
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:6])
+    config = Settings(chunker="langchain", size=256, overlap=32)
+    doc = Document(text, path="/virtual/lc.md", version=1)
+    from chunkseam.analysis import make_chunks, sizer_for
+
+    make_chunks(doc, config)
+    splitter = pipeline.get_splitter(sizer_for(config), size=256, overlap=32)
+    lengths = []
+    real = type(splitter).split_text
+
+    def spy(self, t):
+        lengths.append(len(t))
+        return real(self, t)
+
+    monkeypatch.setattr(type(splitter), "split_text", spy)
+    at = text.index(" ", len(text) // 2)
+    new = doc.with_edit(at, at, " inserted words", version=2)
+    got = chunk_tuples(make_chunks(new, config)[1])
+    assert lengths and max(lengths) < len(new.text) // 4, lengths
+    monkeypatch.setattr(type(splitter), "split_text", real)
+    assert got == cold_chunks(new, config)
+
+
 # -- through the real language server ---------------------------------------------------------
 
 SERVER_SETTINGS = {"size": 96, "debounceMs": 0}
@@ -726,7 +925,7 @@ async def client(lsp_client: LanguageClient):
     await shutdown(lsp_client)
 
 
-def _fresh_server_diagnostics(uri: str, text: str) -> list:
+def _fresh_server_diagnostics(uri: str, text: str, settings: dict | None = None) -> list:
     """What the server's own analysis code publishes for ``text`` opened anew,
     run in this process with empty caches."""
     from chunkseam.lsp import diagnostics
@@ -735,7 +934,8 @@ def _fresh_server_diagnostics(uri: str, text: str) -> list:
 
     store = DocumentStore()
     store.build_diagnostics = diagnostics.build
-    store.editor = EditorSettings.from_initialization_options({"settings": SERVER_SETTINGS})
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": settings or SERVER_SETTINGS})
     try:
         od = store.open(uri, text, 1, "markdown")
         with fresh_caches():
@@ -760,12 +960,16 @@ def _comparable(diags) -> list:
     return sorted(out)
 
 
+@pytest.mark.parametrize("strategy", [None, "recursive", "fixed", "sentence"])
 async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
-        client: LanguageClient, tmp_path):
+        client: LanguageClient, tmp_path, strategy):
     files = corpus_files("markdown")
     rng = random.Random(11)
     text = corpus_text(rng, files, 3)
-    await initialize(client, init_options={"settings": SERVER_SETTINGS})
+    server_settings = dict(SERVER_SETTINGS)
+    if strategy is not None:
+        server_settings.update(chunker=strategy, overlap=1 if strategy == "sentence" else 16)
+    await initialize(client, init_options={"settings": server_settings})
     uri = (tmp_path / "incremental.md").as_uri()
     open_doc(client, uri, text)
     await wait_published(client, uri, version=1)
@@ -782,4 +986,5 @@ async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
         if step % 5 == 4:
             await wait_published(client, uri, version=version)
     final = await wait_published(client, uri, version=version)
-    assert _comparable(final.diagnostics) == _comparable(_fresh_server_diagnostics(uri, text))
+    assert _comparable(final.diagnostics) == _comparable(
+        _fresh_server_diagnostics(uri, text, server_settings))

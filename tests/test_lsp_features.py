@@ -58,7 +58,7 @@ async def test_code_lens_per_chunk(client: LanguageClient):
         title = lens.command.title
         assert title.startswith(f"Chunk {i + 1}/4 · {chunk['tokens']} chars")
         assert lens.command.command == "chunkseam.showChunk"
-        assert list(lens.command.arguments) == [uri, i]
+        assert list(lens.command.arguments) == [uri, i, {"show": True}]
         if chunk["issues"]:
             assert re.search(r"· \d+ issues?$", title), title
     # the heading path of the chunk: the headings enclosing its start
@@ -140,24 +140,44 @@ async def test_hover_plaintext_client(client: LanguageClient):
     assert "Chunk 1/4" in hover.contents.value
 
 
-async def test_hover_on_a_diagnostic_shows_the_rule_doc(client: LanguageClient):
+async def test_hover_on_a_diagnostic_previews_first_and_says_each_message_once(client: LanguageClient):
     uri, text = await opened(client)
     diags = client.diagnostics[uri]
     d = next(d for d in diags if d.code == "CS002")
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=TD(uri), position=d.range.start))
     value = hover.contents.value
-    assert value.startswith("### CS002 mid-sentence")
+    assert value.startswith("**Chunk")  # the preview comes first
+    # the editor shows the diagnostic's message with the hover: it is not repeated,
+    # and no other message shows twice
+    assert d.message not in value
+    for other in diags:
+        assert value.count(other.message) <= 1
+    # one line for the rule: its summary and a link to the full page, not the page itself
     from chunkseam.checks.registry import RULES
 
-    rule_doc = RULES["CS002"].doc
-    assert "Default severity: **warning**" in rule_doc and "Default severity: **warning**" in value
-    assert "#### What it does" in value  # the doc's headings are made smaller
-    assert "**Chunk" in value  # the chunk preview follows the rule
+    rule_line = value.rsplit("\n\n---\n\n", 1)[-1]
+    assert rule_line.startswith("⚠ **CS002** mid-sentence: ") and "\n" not in rule_line
+    assert RULES["CS002"].summary.rstrip(".") in rule_line
+    assert rule_line.endswith("[rule](" + d.code_description.href + ")")
+    assert "What it does" not in value
+    assert value.index("**Chunk") < value.index("**CS002**")
+
+
+async def test_no_chunk_symbols_or_folds_by_default(client: LanguageClient):
+    # chunks would take over the Outline and breadcrumbs and hide the heading folds
+    uri, text = await opened(client)
+    assert await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=TD(uri))) is None
+    assert await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=TD(uri))) is None
+
+
+SYMBOLS_ON = dict(FIXED_200, chunkSymbols=True, chunkFolding=True)
 
 
 async def test_document_symbols_and_folding(client: LanguageClient):
-    uri, text = await opened(client)
+    uri, text = await opened(client, SYMBOLS_ON)
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=TD(uri)))
     chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
@@ -179,7 +199,7 @@ async def test_document_symbols_and_folding(client: LanguageClient):
 
 
 async def test_flat_symbols_for_clients_without_hierarchy(client: LanguageClient):
-    uri, text = await opened(client, hierarchical=False)
+    uri, text = await opened(client, SYMBOLS_ON, hierarchical=False)
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=TD(uri)))
     assert len(symbols) == 4

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from chunkseam.document import Document
-from chunkseam.lsp.hover import fenced, rule_doc, truncate
+from chunkseam.lsp.hover import fenced, truncate
 from chunkseam.lsp.settings import EditorSettings
 from chunkseam.lsp.state import _carry_line_index
 
@@ -43,13 +43,6 @@ def test_fence_is_longer_than_any_backtick_run_inside():
     assert fenced("plain").startswith("```\n")
 
 
-def test_rule_doc_drops_its_title_and_shrinks_headings():
-    doc = "# CS002 mid-sentence\n\n## What\n\nText.\n\n```md\n# not a heading\n```\n"
-    out = rule_doc(doc)
-    assert not out.startswith("# CS002")
-    assert "#### What" in out and "\n# not a heading\n" in out
-
-
 def test_initialization_option_shapes():
     a = EditorSettings.from_initialization_options({"trusted": True, "settings": {"size": 3}})
     b = EditorSettings.from_initialization_options({"chunkseam": {"size": 3}})
@@ -71,20 +64,17 @@ def test_initialization_option_shapes():
 
 
 def _fix(text: str, sentence: str, fn_name: str = "paragraph_break", code: str = "CS002"):
+    from chunkseam import fixes
     from chunkseam.issue import Issue
-    from chunkseam.lsp import actions
-    from chunkseam.lsp.state import Result
 
     doc = Document(text, language_id="markdown", version=1)
     s = text.index(sentence)
     issue = Issue(code, "mid-sentence", "warning", "cut", s, s + len(sentence), cut=s + 5,
                   data={"sentence": [s, s + len(sentence)], "sentence_start": s})
-    made = getattr(actions, fn_name)(Result("untitled:/t.md", 1, 0, doc), issue, "utf-16")
+    made = getattr(fixes, fn_name)(doc, issue)
     if made is None:
         return None
-    from lsp_support import apply_edits
-
-    return apply_edits(text, made[1])
+    return fixes.apply(doc, made[1]).text
 
 
 def test_paragraph_break_keeps_list_items_and_quotes_together():

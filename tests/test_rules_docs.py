@@ -33,7 +33,7 @@ def test_every_rule_has_a_tagged_bad_and_good_example():
 def _issues(ex, code):
     opts = ex["opts"]
     # the rule under test is selected, as a user reading its doc would (opt-in rules too)
-    s = Settings(**{k: v for k, v in opts.items() if k in ("size", "unit", "min_tokens")},
+    s = Settings(**{k: v for k, v in opts.items() if k in ("size", "unit", "min_tokens", "model_max_tokens")},
                  extend_select=(code,))
     if opts.get("textonly"):
         text, cuts = unmark(ex["body"])

@@ -70,19 +70,28 @@ def test_resolve_selection_defaults_and_ruff_like_precedence():
 
 
 @pytest.mark.parametrize("path,pattern,hit", [
+    # gitignore-style, anchored at the configuration file's directory (/repo here)
     ("/repo/docs/legacy/a.md", "docs/legacy/*", True),
     ("/repo/docs/legacy/a.md", "docs/legacy/", True),
     ("/repo/docs/legacy/sub/a.md", "docs/legacy/", True),
+    ("/repo/docs/legacy/sub/a.md", "docs/legacy/*", True),  # the directory matched covers its files
     ("/repo/docs/new/a.md", "docs/legacy/*", False),
+    ("/repo/pkg/docs/legacy/a.md", "docs/legacy/*", False),  # anchored: not a tail match
     ("/repo/docs/a.md", "*.md", True),
     ("/repo/CHANGELOG.md", "CHANGELOG.md", True),
+    ("/repo/pkg/CHANGELOG.md", "CHANGELOG.md", True),  # no slash: any depth
+    ("/repo/pkg/CHANGELOG.md", "/CHANGELOG.md", False),
     ("/repo/docs/CHANGELOG.md", "README.md", False),
+    ("/repo/docs/api/v1/ref.md", "docs/**/ref.md", True),
+    ("/elsewhere/CHANGELOG.md", "CHANGELOG.md", True),  # outside: by name
+    ("/elsewhere/docs/a.md", "docs/*.md", False),
     ("C:\\repo\\docs\\a.md", "docs/*.md", True),
     (None, "*", False),
 ])
 def test_per_file_glob_matching(path, pattern, hit):
-    assert registry.path_matches(path, pattern) is hit
-    on = resolve_selection(Settings(per_file_ignores={pattern: ("CS002",)}), path)
+    base = "C:\\Repo" if path and path.startswith("C:") else "/repo"
+    assert registry.path_matches(path, pattern, base) is hit
+    on = resolve_selection(Settings(per_file_ignores={pattern: ("CS002",)}, config_root=base), path)
     assert ("CS002" not in on) is hit
 
 

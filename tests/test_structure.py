@@ -93,7 +93,7 @@ def test_segmented_parse_equals_whole_parse_on_known_traps(text):
 def test_an_edit_reparses_only_the_segment_it_touches(monkeypatch):
     sections = [f"# Section {i}\n\nBody of section {i}. It has text.\n" for i in range(30)]
     text = "\n".join(sections)
-    S._SEGMENTS.data.clear()
+    S._SEGMENTS.clear()
     calls: list[str] = []
     real = S._parse_segment
 

@@ -108,3 +108,40 @@ def test_python_line_and_file_ignores():
         ("CS201", "warning"), ("CS900", "info")]
     # inside a string it is not a comment
     assert run('S = "# chunkseam: ignore-file"\n' + src, "python") == [("CS201", "warning")]
+
+
+def test_disable_line_covers_its_own_line():
+    text = ("Set the timeout ✂to 30. <!-- chunkseam-disable-line CS002 -->\n\n"
+            "Set the timeout ✂to 30.\n")
+    assert run(text) == [("CS002", "warning")]
+    # naming another rule silences nothing and is reported unused
+    text = "Set the timeout ✂to 30. <!-- chunkseam-disable-line CS004 -->\n"
+    assert run(text) == [("CS002", "warning"), ("CS900", "info")]
+
+
+def test_rst_comment_suppressions():
+    text = ("Set the timeout ✂to 30.\n\n.. chunkseam-disable CS002\n\nSet the timeout ✂to 30.\n\n"
+            ".. chunkseam-enable\n\nSet the timeout ✂to 30.\n")
+    assert run(text, kind="text") == [("CS002", "warning"), ("CS002", "warning")]
+    text = ".. chunkseam-disable-next-line mid-sentence\nSet the timeout ✂to 30.\n\nSet the ✂timeout.\n"
+    assert run(text, kind="text") == [("CS002", "warning")]
+    text = "Title\n=====\n\n.. chunkseam-disable-file\n\nSet the timeout ✂to 30.\n"
+    assert run(text, kind="text") == []
+    text = ".. chunkseam-disable CS9999\n\nSet the timeout ✂to 30.\n"
+    assert sorted(run(text, kind="text")) == [("CS002", "warning"), ("CS901", "info")]
+
+
+def test_rst_suppression_through_the_cli(tmp_path, monkeypatch, capsys):
+    from clikit import run as cli
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    body = "Set the timeout to thirty seconds and enable keepalive on every connection you open.\n"
+    (tmp_path / "a.rst").write_text("Guide\n=====\n\n.. chunkseam-disable CS002\n\n" + body, encoding="utf-8")
+    (tmp_path / "b.rst").write_text("Guide\n=====\n\n" + body, encoding="utf-8")
+    opts = ["--chunker", "fixed", "--unit", "chars", "--size", "40", "--select", "CS002", "--format", "json"]
+    import json
+
+    rc, out, _ = cli(capsys, "lint", "a.rst", "b.rst", *opts)
+    paths = {i["path"] for i in json.loads(out)["issues"]}
+    assert paths == {"b.rst"}

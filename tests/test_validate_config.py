@@ -44,7 +44,7 @@ def test_severity_overrides_and_off():
 
 
 def test_per_file_ignores_by_glob():
-    s = Settings(per_file_ignores={"docs/legacy/*": ("CS002",), "*.txt": ("ALL",)})
+    s = Settings(per_file_ignores={"docs/legacy/*": ("CS002",), "*.txt": ("ALL",)}, config_root="/repo")
     assert ("CS002", "warning") not in got(s, "/repo/docs/legacy/a.md")
     assert ("CS002", "warning") in got(s, "/repo/docs/new/a.md")
     assert got(s, "notes.txt") == []

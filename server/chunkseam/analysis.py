@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import chunkers
+from . import budget, chunkers
 from .chunk import Chunk
 from .document import Document
 from .issue import Issue
@@ -29,7 +29,7 @@ def sizer_for(settings: Settings) -> Sizer:
 
 
 def chunker_name(doc: Document, settings: Settings) -> str:
-    return settings.chunker or chunkers.route(doc, settings.chunkers)
+    return settings.chunker or chunkers.route(doc, settings.chunkers, getattr(settings, "config_root", None))
 
 
 class ChunkerOptionError(ValueError):
@@ -69,11 +69,45 @@ class Analysis:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def analyze(doc: Document, settings: Settings | None = None) -> Analysis:
+def analyze(doc: Document, settings: Settings | None = None, *,
+            seconds: float | None = -1.0) -> Analysis:
+    """Chunk and check ``doc`` within the budget of :mod:`chunkseam.budget`
+    (``seconds`` of wall time, by default :func:`~chunkseam.budget.default_seconds`;
+    None: no time limit); over it, :class:`~chunkseam.budget.BudgetExceeded`."""
+    if seconds is not None and seconds < 0:
+        seconds = budget.default_seconds()
     from .validate import statistics, validate
 
     settings = settings or Settings()
-    sizer = sizer_for(settings)
-    name, chunks = make_chunks(doc, settings, sizer)
-    issues = validate(doc, chunks, settings, sizer=sizer)
+    budget.check_document(len(doc.text))
+    if settings.unit == "chars" and len(doc.text) > 2 * budget.MAX_CHUNKS * settings.size:
+        budget.check_chunks(len(doc.text) // max(1, settings.size))  # refused before any work
+    with budget.limits(seconds):
+        sizer = sizer_for(settings)
+        name, chunks = make_chunks(doc, settings, sizer)
+        budget.check_chunks(len(chunks))
+        budget.check("chunking")
+        issues = validate(doc, chunks, settings, sizer=sizer)
     return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues))
+
+
+def describe_chunker(settings: Settings, sources: dict[str, str] | None = None) -> str:
+    """One line for `lint` and `preview`: which chunker is simulated, and where
+    that came from (the config file, the command line, the editor)."""
+    sources = sources or {}
+    if not settings.chunker:
+        routed = sources.get("chunkers", "default")
+        extra = f", routes from {routed}" if routed not in ("default", None) else ""
+        return ("simulating chunkseam's own chunkers by file type (no `chunker` configured"
+                f"{extra}; `chunkseam init` writes your pipeline's)")
+    options = settings.chunker_options or {}
+    what = settings.chunker
+    detail = options.get("splitter")
+    if detail:
+        what += f" ({detail})"
+    overlap = f", overlap {settings.overlap}" if settings.overlap else ""
+    unit = settings.unit if settings.unit == "chars" else f"{settings.encoding} tokens"
+    approx = ("; chunks the library rewrote are placed approximately (approximate = true)"
+              if options.get("approximate") is True else "")
+    return (f"simulating chunker {what}, size {settings.size} {unit}{overlap} "
+            f"(from {sources.get('chunker', 'default')}){approx}")

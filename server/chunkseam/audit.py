@@ -61,8 +61,13 @@ def read_source(path: str | Path) -> str:
         raise SourceError("Permission denied") from None
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from None
+    return decode_source(data)
+
+
+def decode_source(data: bytes) -> str:
+    """The text of a file's bytes (UTF-8, BOM dropped), or :class:`SourceError` saying why not."""
     if b"\x00" in data[:8192]:
-        raise SourceError("binary file (contains NUL bytes), skipped")
+        raise SourceError(_nul_reason(data))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -70,6 +75,24 @@ def read_source(path: str | Path) -> str:
         raise SourceError(f"not UTF-8: invalid byte 0x{data[exc.start]:02x} at byte {exc.start} "
                           f"(line {line}), skipped") from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _nul_reason(data: bytes) -> str:
+    """Why a file with NUL bytes is skipped: UTF-16/32 text is named as such."""
+    boms = ((b"\xff\xfe\x00\x00", "UTF-32 LE"), (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+            (b"\xff\xfe", "UTF-16 LE"), (b"\xfe\xff", "UTF-16 BE"))
+    found = next((name for bom, name in boms if data.startswith(bom)), None)
+    if found is None:
+        head = data[:8192]
+        even, odd = head[0::2], head[1::2]
+        # ASCII-range text in UTF-16 without a byte order mark: every other byte is NUL
+        if len(head) >= 4 and odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+            found = "UTF-16 LE"
+        elif len(head) >= 4 and even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+            found = "UTF-16 BE"
+    if found is not None:
+        return f"{found} text, not UTF-8: convert it to UTF-8 to check it, skipped"
+    return "binary file (contains NUL bytes), skipped"
 
 
 # --- bounded parallel map (keeps memory flat on huge inputs) -------------------------------
@@ -109,6 +132,13 @@ class DumpChunk:
     chunk_index: int | None = None
     start: int | None = None
     end: int | None = None
+    #: 1-based position in a JSON array dump (None for JSON Lines)
+    item: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``dump line 12`` (JSON Lines) or ``dump item 3, line 12`` (a JSON array)."""
+        return f"dump line {self.line}" if self.item is None else f"dump item {self.item}, line {self.line}"
 
 
 @dataclass
@@ -142,10 +172,35 @@ def parse_line(raw: str, line_no: int) -> DumpChunk | DumpError | None:
     raw = raw.strip()
     if not raw:
         return None
+    if line_no == 1 and raw.startswith("\ufeff"):  # a UTF-8 byte order mark
+        raw = raw[1:].strip()
     try:
         obj = json.loads(raw)
     except ValueError as exc:
         return DumpError(line_no, f"malformed JSON line: {exc}")
+    except RecursionError:
+        return DumpError(line_no, "malformed JSON line: nested too deeply")
+    return parse_object(obj, line_no)
+
+
+def _unwrap(obj: Any) -> Any:
+    """LangChain's ``Document.to_json()`` (``{"lc": 1, "type": "constructor",
+    "kwargs": {...}}``) -> its fields; LlamaIndex's ``TextNode`` keeps its
+    document id under ``relationships`` ("1" = SOURCE) -> ``ref_doc_id``."""
+    if isinstance(obj, dict) and obj.get("lc") is not None and isinstance(obj.get("kwargs"), dict):
+        obj = obj["kwargs"]
+    if isinstance(obj, dict) and isinstance(obj.get("relationships"), dict) and "ref_doc_id" not in obj:
+        rel = obj["relationships"]
+        source = rel.get("1", rel.get("SOURCE", rel.get("NodeRelationship.SOURCE")))
+        if isinstance(source, dict) and isinstance(source.get("node_id"), str):
+            obj = {**obj, "ref_doc_id": source["node_id"]}
+    return obj
+
+
+def parse_object(obj: Any, line_no: int) -> DumpChunk | DumpError:
+    """One chunk of the dump: a JSON object (a record, a LangChain ``Document``
+    or a LlamaIndex ``TextNode`` as their own exports write them)."""
+    obj = _unwrap(obj)
     if not isinstance(obj, dict):
         return DumpError(line_no, "expected a JSON object with a \"text\" field")
     text = obj.get("text", obj.get("page_content"))
@@ -174,15 +229,54 @@ class DocGroup:
     repeated: bool = False
 
 
-def read_groups(lines: Iterable[str], on_error: Callable[[DumpError], None],
+def array_items(text: str, on_error: Callable[[DumpError], None]) -> Iterator[tuple[int, Any, int]]:
+    """(line, object, 1-based item) of each element of a JSON array file (what ``json.dump([...])``
+    writes, indented or not); the line is where the element starts."""
+    decoder = json.JSONDecoder()
+    i = text.index("[") + 1
+    line, counted = 1, 0
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in " \t\r\n,":
+            i += 1
+        return i
+
+    i = skip(i)
+    item = 0
+    while i < len(text) and text[i] != "]":
+        line += text.count("\n", counted, i)
+        counted = i
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError as exc:
+            on_error(DumpError(line, f"malformed JSON array element: {exc}"))
+            return
+        except RecursionError:
+            on_error(DumpError(line, "malformed JSON array element: nested too deeply"))
+            return
+        item += 1
+        yield line, obj, item
+        i = skip(end)
+    if i >= len(text):
+        on_error(DumpError(line, "malformed JSON array: no closing ']'"))
+
+
+def read_groups(lines: Iterable[Any], on_error: Callable[[DumpError], None],
                 on_progress: Callable[[int], None] | None = None) -> Iterator[DocGroup]:
-    """Consecutive chunks of the same document, streamed."""
+    """Consecutive chunks of the same document, streamed. ``lines`` are JSON
+    Lines, or (line, object, item) triples from :func:`array_items`."""
     current: DocGroup | None = None
     seen: set[str] = set()
     for n, raw in enumerate(lines, 1):
-        if on_progress is not None:
-            on_progress(len(raw.encode("utf-8", "surrogatepass")))
-        item = parse_line(raw, n)
+        if isinstance(raw, tuple):
+            n, obj, k = raw
+            item: DumpChunk | DumpError | None = parse_object(obj, n)
+            if isinstance(item, DumpChunk):
+                item.item = k
+        else:
+            if on_progress is not None:
+                on_progress(len(raw.encode("utf-8", "surrogatepass")))
+            item = parse_line(raw, n)
         if item is None:
             continue
         if isinstance(item, DumpError):
@@ -203,8 +297,14 @@ def read_groups(lines: Iterable[str], on_error: Callable[[DumpError], None],
 # --- locating chunks --------------------------------------------------------------------------
 
 
-def locate(text: str, chunks: list[DumpChunk]) -> tuple[list[tuple[int, int]] | None, str]:
+def locate(text: str, chunks: list[DumpChunk],
+           misplaced: list[tuple[int, int, int]] | None = None) -> tuple[list[tuple[int, int]] | None, str]:
     """Offsets of every chunk in ``text``, or (None, why not).
+
+    A chunk whose given ``start`` does not point at its text but that is
+    located all the same is appended to ``misplaced`` as (position in
+    ``chunks``, given start, located start): wrong offsets in the dump are
+    reported (CS301), never silently corrected.
 
     A chunk is located by its offset when the text there matches; else where
     its text occurs exactly once; else (repeated text) right where the
@@ -247,9 +347,12 @@ def locate(text: str, chunks: list[DumpChunk]) -> tuple[list[tuple[int, int]] | 
             found = text.count(c.text) if len(c.text) < 10000 else (1 if c.text in text else 0)
             why = "not found in the source" if found == 0 else f"found {found} times in the source (ambiguous)"
             return None, f"chunk on line {c.line}{given}: {why}"
+        if c.start is not None and at != c.start and misplaced is not None:
+            misplaced.append((len(spans), c.start, at))
         spans.append((at, at + len(c.text)))
         prev = spans[-1]
-    return spans, f"all {len(chunks)} chunks located in the source"
+    n = len(chunks)
+    return spans, ("the chunk located in the source" if n == 1 else f"all {n} chunks located in the source")
 
 
 # --- auditing one document ----------------------------------------------------------------------
@@ -262,6 +365,8 @@ class AuditJob:
     source_root: str | None
     settings: Any
     fingerprints: bool = True
+    #: read sources outside ``source_root`` (else they are refused: a dump is untrusted input)
+    allow_outside_root: bool = False
 
 
 def _resolve_source(source: str, root: str | None) -> Path:
@@ -273,6 +378,21 @@ def _resolve_source(source: str, root: str | None) -> Path:
     if not p.is_absolute() and root:
         p = Path(root) / p
     return p
+
+
+def outside_root(path: Path, root: str | None) -> str | None:
+    """Why ``path`` may not be read as a source, or None: a dump's ``source``
+    must stay inside the source root (the current directory by default),
+    after resolving ``..`` and symbolic links."""
+    try:
+        base = Path(root or ".").resolve()
+        real = path.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the path
+        return f"cannot be resolved ({exc})"
+    if real == base or base in real.parents:
+        return None
+    where = f"--source-root {root}" if root else "the current directory (no --source-root)"
+    return f"is outside {where}; not read (pass --allow-outside-root to read it)"
 
 
 def audit_group(job: AuditJob) -> FileResult:
@@ -290,29 +410,39 @@ def audit_group(job: AuditJob) -> FileResult:
     src_path: Path | None = None
     if g.source:
         src_path = _resolve_source(g.source, job.source_root)
-        try:
-            text = read_source(src_path)
-        except SourceError as exc:
-            reason = f"source {src_path} not readable: {exc}"
+        refused = None if job.allow_outside_root else outside_root(src_path, job.source_root)
+        if refused is not None:
+            reason = f"source {g.source} {refused}"
+        else:
+            try:
+                text = read_source(src_path)
+            except SourceError as exc:
+                reason = f"source {src_path} not readable: {exc}"
     if text is not None:
-        spans, reason = locate(text, g.chunks)
+        misplaced: list[tuple[int, int, int]] = []
+        spans, reason = locate(text, g.chunks, misplaced)
         if spans is not None:
             from .analysis import sizer_for
 
             sizer = sizer_for(settings)
             doc = Document(text, path=str(src_path))
-            raw = [Chunk(s, e, i, text, sizer.count(text[s:e]), "audit") for i, (s, e) in enumerate(spans)]
-            # keep the dump's order -> our index mapping
-            order = sorted(range(len(raw)), key=lambda i: (raw[i].start, raw[i].end))
-            chunks = renumber(raw)
-            dump_of = {new: g.chunks[old] for new, old in enumerate(order)}
+            # chunks are numbered in dump order (chunk N = the document's N-th line in the dump);
+            # the validator takes them unsorted and numbers them by position
+            chunks = [Chunk(s, e, i, text, sizer.count(text[s:e]), "audit") for i, (s, e) in enumerate(spans)]
+            dump_of = dict(enumerate(g.chunks))
             issues = validate(doc, chunks, settings, sizer=sizer)
+            issues.extend(_wrong_offsets(doc, g.chunks, misplaced, settings))
+            issues.sort(key=lambda i: (i.start, i.cut if i.cut is not None else -1, i.code))
             records = []
             for i in issues:
                 dc = dump_of.get(i.chunk) if i.chunk is not None else None
                 extra = {"doc_id": g.doc_id, "source": g.source, "mode": "source-aware",
                          "chunk_index": (dc.chunk_index if dc and dc.chunk_index is not None else i.chunk),
                          "dump_line": dc.line if dc else None}
+                if dc is not None:
+                    i.message += f" ({dc.where})"
+                    if dc.item is not None:
+                        extra["dump_item"] = dc.item
                 fp = fingerprint(text, i.code, i.start, i.end, i.cut) if job.fingerprints else ""
                 records.append(record_from_issue(doc, i, str(src_path), fingerprint=fp, **extra))
             stats = statistics(chunks, issues)
@@ -323,6 +453,30 @@ def audit_group(job: AuditJob) -> FileResult:
                               mode="source-aware", mode_reason=reason, doc_id=g.doc_id,
                               extra={"source": g.source, "label": label, "dump_lines": [g.chunks[0].line, g.chunks[-1].line]})
     return _text_only(job, label, reason)
+
+
+def _wrong_offsets(doc: Any, chunks: list[DumpChunk], misplaced: list[tuple[int, int, int]],
+                   settings: Any) -> list[Any]:
+    """CS301 for chunks whose given ``start`` does not point at their text (found elsewhere)."""
+    from .checks import registry
+    from .issue import Issue
+
+    enabled = registry.resolve_selection(settings, doc.path)
+    if "CS301" not in enabled:
+        return []
+    rule = registry.RULES["CS301"]
+    out = []
+    for pos, given, at in misplaced:
+        c = chunks[pos]
+        shown = " ".join(c.text[:40].split())
+        out.append(Issue(
+            "CS301", rule.name, enabled["CS301"],
+            f'chunk {pos + 1}\'s start is {given} but its text ("{shown}…") is at {at} in the source: '
+            f"the dump's offsets are wrong",
+            at, at + len(c.text), chunk=pos,
+            fix="track offsets while chunking instead of searching for the text",
+            data={"found": [at], "given": given, "occurrences": None}))
+    return out
 
 
 def _text_only(job: AuditJob, label: str, reason: str) -> FileResult:

@@ -75,6 +75,8 @@ class Baseline:
             raise BaselineError(f"{p}: error: cannot read baseline: {exc.strerror or exc}") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise BaselineError(f"{p}: error: baseline is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise BaselineError(f"{p}: error: baseline is not a chunkseam baseline (JSON nested too deeply)") from None
         if not isinstance(data, dict) or data.get("chunkseam-baseline") != FORMAT_VERSION:
             raise BaselineError(f"{p}: error: not a chunkseam baseline (version {FORMAT_VERSION})")
         counts: Counter = Counter()
@@ -118,6 +120,9 @@ class Baseline:
         ]
         data = {"chunkseam-baseline": FORMAT_VERSION, "entries": entries}
         tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        try:
+            tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(tmp, p)
+        except OSError as exc:
+            raise BaselineError(f"{p}: error: cannot write the baseline: {exc.strerror or exc}") from None
         return sum(counts.values())

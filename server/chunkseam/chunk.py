@@ -37,8 +37,13 @@ class Chunk:
     def overlaps(self, other: "Chunk") -> bool:
         return self.start < other.end and other.start < self.end
 
+    @property
+    def approximate(self) -> bool:
+        """True when the chunker could only place this chunk approximately."""
+        return bool(self.meta.get("approximate"))
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "index": self.index,
             "start": self.start,
             "end": self.end,
@@ -48,6 +53,9 @@ class Chunk:
             "oversize": self.oversize,
             "text": self.text,
         }
+        if self.approximate:
+            out["approximate"] = True
+        return out
 
 
 def renumber(chunks: list[Chunk]) -> list[Chunk]:

@@ -6,8 +6,9 @@ or above ``--fail-on``; 1 issues found (or ``--max-rate`` exceeded); 2 usage,
 configuration or I/O error (unreadable files are reported on stderr as
 ``path: error: …``, skipped, and make the run end with 2).
 
-Nothing here writes to the files being checked; the only files written are
-the ones named by ``--html``, ``--output`` and ``--write-baseline``.
+Nothing here writes to the files being checked, except ``lint --fix`` (the
+verified fixes of :mod:`chunkseam.fixes`); the other files written are the
+ones named by ``--html``, ``--output`` and ``--write-baseline``.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from . import __version__
 from .analysis import ChunkerOptionError
+from .budget import BudgetExceeded
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
-from .report import FileResult, Summary, eprint, error_line, failing, summarize, use_color
+from .report import FileResult, Summary, eprint, error_line, failing, plural, summarize, use_color
 from .settings import Settings
 
 EXIT_OK, EXIT_ISSUES, EXIT_ERROR = 0, 1, 2
@@ -41,6 +43,46 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 like ruff, message on stderr
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+#: option names users bring from other tools (LangChain, ruff, markdownlint) -> ours
+_FOREIGN_OPTIONS = {
+    "--chunk-size": "--size",
+    "--chunk_size": "--size",
+    "--chunk-overlap": "--overlap",
+    "--chunk_overlap": "--overlap",
+    "--output-format": "--format",
+    "--output-file": "--output",
+    "--splitter": "--chunker",
+    "--strategy": "--chunker",
+    "--exclude": "--ignore",
+    "--disable": "--ignore",
+    "--enable": "--extend-select",
+}
+
+
+def closest_option(parser: argparse.ArgumentParser, given: str) -> str | None:
+    """The option of ``parser`` closest to the unknown ``given`` (for "did you mean")."""
+    import difflib
+
+    name = given.split("=", 1)[0]
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    alias = _FOREIGN_OPTIONS.get(name)
+    if alias in known:
+        return alias
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
+    """Report unknown arguments with the usage of the subcommand they were given to."""
+    options = [a for a in extras if a.startswith("-") and a != "-"]
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    if options:
+        hint = closest_option(parser, options[0])
+        if hint:
+            message += f" (did you mean {hint}?)"
+    parser.error(message)
 
 
 def _positive_int(text: str) -> int:
@@ -90,15 +132,46 @@ def _jobs(text: str) -> int:
 
 def _chunking_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("chunking (override the config file)")
-    g.add_argument("--chunker", metavar="NAME", help="chunking strategy (default: by file type)")
-    g.add_argument("--size", type=_positive_int, metavar="N", help="chunk size budget")
-    g.add_argument("--overlap", type=_nonneg_int, metavar="N", help="overlap between neighbours")
-    g.add_argument("--unit", choices=("tokens", "chars"), help="size unit")
+    g.add_argument("--chunker", metavar="NAME",
+                   help="chunking strategy (default: by file type; see the list below)")
+    g.add_argument("--size", type=_positive_int, metavar="N", help="chunk size budget (default: 400)")
+    g.add_argument("--overlap", type=_nonneg_int, metavar="N",
+                   help="overlap between neighbours (default: 0)")
+    g.add_argument("--unit", choices=("tokens", "chars"), help="size unit (default: tokens)")
     g.add_argument("--encoding", metavar="NAME", help="tiktoken encoding (default cl100k_base)")
     g.add_argument("--tiktoken-file", metavar="FILE", help="a local .tiktoken encoding file")
     g.add_argument("--approximate-tokens", action="store_true", default=None,
                    help="count tokens approximately when no exact encoding can be had")
     g.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
+
+
+def _stdin_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the path of the text read from stdin ('-'): picks the chunker, the config "
+                        "file and per-file settings, and names it in messages")
+
+
+def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
+    """(display path, text) of the document piped on stdin."""
+    from .audit import SourceError, decode_source
+
+    name = getattr(args, "stdin_filename", None) or "-"
+    try:
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        return name, decode_source(data)
+    except SourceError as exc:
+        raise UsageError(error_line(name, str(exc))) from None
+    except OSError as exc:
+        raise UsageError(error_line(name, exc.strerror or str(exc))) from None
+
+
+def _reads_stdin(args: argparse.Namespace, given: list[str]) -> bool:
+    """``-`` as the input, or (like ruff) ``--stdin-filename`` with no input named."""
+    if "-" in given:
+        if len(given) > 1:
+            raise UsageError("error: '-' (stdin) cannot be combined with other paths")
+        return True
+    return not given and bool(getattr(args, "stdin_filename", None))
 
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
@@ -124,29 +197,138 @@ def _report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
 
 
-def build_parser() -> argparse.ArgumentParser:
+_COLOR_HELP = "colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)"
+
+
+def _global_options() -> argparse.ArgumentParser:
+    """Options accepted before and after the subcommand (``chunkseam lint --color always``)."""
+    common = argparse.ArgumentParser(add_help=False)
+    g = common.add_argument_group("global options")
+    # SUPPRESS: given after the subcommand it overrides the top-level value, else leaves it alone
+    g.add_argument("--color", choices=("auto", "always", "never"), default=argparse.SUPPRESS,
+                   help=_COLOR_HELP)
+    return common
+
+
+_EXAMPLES = """examples:
+  chunkseam lint docs/
+      check every Markdown, text and Python file under docs/ (400 tokens, no overlap)
+  chunkseam lint --chunker recursive --size 512 --overlap 64 --format github README.md
+      simulate a RecursiveCharacterTextSplitter(512, 64) and annotate a pull request"""
+
+
+def chunkers_help() -> str:
+    """The chunkers of this installation, for ``--help`` (library-backed ones say what they need)."""
+    from . import chunkers
+    from .settings import DEFAULT_ROUTES
+
+    import textwrap
+
+    rows = chunkers.describe_all()
+    width = max((len(n) for n, _, _ in rows), default=8)
+    by_name: dict[str, list[str]] = {}
+    for glob, name in DEFAULT_ROUTES.items():
+        by_name.setdefault(name, []).append(glob)
+    routes = "; ".join(f"{', '.join(g)} -> {n}" for n, g in by_name.items())
+    lines = textwrap.wrap(f"chunkers (--chunker NAME; default: by file type: {routes}):", 88,
+                          subsequent_indent="  ")
+    for name, desc, why in rows:
+        text = desc + (f" [unavailable: {why}]" if why else "")
+        lines.extend(textwrap.wrap(text, 88, initial_indent=f"  {name:<{width}}  ",
+                                   subsequent_indent=" " * (width + 4)))
+    return "\n".join(lines)
+
+
+def _complete_chunker(prefix: str, **_: Any) -> list[str]:
+    from . import chunkers
+
+    return [n for n in chunkers.names() if n.startswith(prefix)]
+
+
+def _complete_rules(prefix: str, **_: Any) -> list[str]:
+    """Rule codes and names for comma-separated selector lists (completes the last item)."""
+    from .checks.registry import RULES
+
+    head, _, last = prefix.rpartition(",")
+    head = head + "," if head else ""
+    words = ["ALL", *RULES, *(r.name for r in RULES.values())]
+    return [head + w for w in words if w.lower().startswith(last.lower())]
+
+
+def _completers(subparsers: dict[str, argparse.ArgumentParser]) -> None:
+    """Value completion for shell completion (argcomplete reads ``action.completer``)."""
+    for p in subparsers.values():
+        for action in p._actions:
+            if "--chunker" in action.option_strings:
+                action.completer = _complete_chunker  # type: ignore[attr-defined]
+            elif {"--select", "--extend-select", "--ignore"} & set(action.option_strings):
+                action.completer = _complete_rules  # type: ignore[attr-defined]
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import argcomplete
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise UsageError(f"error: shell completion needs argcomplete: {exc}") from None
+    sys.stdout.write(argcomplete.shellcode(["chunkseam"], shell=args.shell))
+    return EXIT_OK
+
+
+def _help_with_chunkers(parser: argparse.ArgumentParser) -> None:
+    """Add the chunker list and the examples to the ``--help`` of a chunking subcommand."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = chunkers_help() + "\n\n" + _EXAMPLES
+
+
+#: output formats of lint and audit
+REPORT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit", "markdown")
+
+
+def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     parser = _Parser(prog="chunkseam",
                      description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
     parser.add_argument("--version", action="version", version=f"chunkseam {__version__}")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=_COLOR_HELP)
+    common = _global_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add = sub.add_parser
+
+    def add_parser(name: str, **kw: Any) -> argparse.ArgumentParser:
+        if kw.get("add_help", True):
+            kw.setdefault("parents", [common])
+        return _add(name, **kw)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign]
+    parser.set_defaults(_subparsers=sub.choices)
+    parser.epilog = _EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("lint", help="check files for cuts that break meaning")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or globs (default: .)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files, directories or globs (default: .); '-' reads stdin")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                    help="also lint files that .gitignore excludes")
+    fx = p.add_mutually_exclusive_group()
+    fx.add_argument("--fix", action="store_true",
+                    help="apply the fixes that are verified to remove their issue without adding "
+                         "errors or warnings, then report what remains")
+    fx.add_argument("--diff", action="store_true",
+                    help="print the verified fixes as a unified diff instead of applying them "
+                         "(exit 1 if there are any, 0 if none); writes nothing")
 
     p = sub.add_parser("chunks", help="dump the chunks of a file")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
     p = sub.add_parser("preview", help="show a file's chunks in the terminal or as an HTML page")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the file ('-' reads stdin)")
+    _stdin_option(p)
     _chunking_options(p)
     _rule_options(p)
     p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML page instead")
@@ -161,12 +343,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "html"), default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
-    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL dump)")
-    p.add_argument("dump", metavar="DUMP.jsonl", help="one chunk per line ('-' for stdin)")
+    p = sub.add_parser("audit", help="validate the chunks of an existing index (a JSONL or JSON dump)")
+    p.add_argument("dump", metavar="DUMP", help="JSON Lines (one chunk per line) or a JSON array of chunks: "
+                   "records, LangChain Documents or LlamaIndex TextNodes ('-' for stdin)")
     p.add_argument("--source-root", metavar="DIR", help="directory that chunk 'source' paths are relative to")
+    p.add_argument("--allow-outside-root", action="store_true",
+                   help="read 'source' files outside --source-root (default: only files inside it, "
+                        "or inside the current directory without --source-root)")
     _chunking_options(p)
     _rule_options(p)
-    _report_options(p, ("text", "json", "sarif", "github"))
+    _report_options(p, REPORT_FORMATS)
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script for a shell. Install it with e.g.\n"
+                                   "  chunkseam completion bash > ~/.local/share/bash-completion/completions/chunkseam\n"
+                                   "  chunkseam completion zsh > \"${fpath[1]}/_chunkseam\"\n"
+                                   "  chunkseam completion fish > ~/.config/fish/completions/chunkseam.fish",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
 
     p = sub.add_parser("rule", help="list the rules, or show one rule's documentation")
     p.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
@@ -179,8 +373,26 @@ def build_parser() -> argparse.ArgumentParser:
     _rule_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
+    p = sub.add_parser("init", help="write the configuration from the chunking pipeline found "
+                       "in the project's Python code (read, never run)")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the project (default: .)")
+    p.add_argument("--choose", type=_positive_int, metavar="N",
+                   help="with several pipelines found: use the N-th (as listed)")
+    p.add_argument("--preset", metavar="NAME",
+                   help="with no pipeline found: the library defaults to write (see the list)")
+    p.add_argument("--file", dest="config_target", choices=("pyproject", "chunkseam.toml"),
+                   help="write [tool.chunkseam] in pyproject.toml, or chunkseam.toml "
+                   "(default: pyproject.toml when the project has one)")
+    p.add_argument("--force", action="store_true", help="replace an existing chunkseam.toml")
+    p.add_argument("--dry-run", action="store_true", help="print the configuration, write nothing")
+
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    _completers(sub.choices)
+    if help_requested:  # listing the chunkers imports them: only for --help
+        for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
+            _help_with_chunkers(sub.choices[name])
+        parser.epilog = chunkers_help() + "\n\n" + _EXAMPLES
     return parser
 
 
@@ -199,10 +411,18 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         v = getattr(args, key, None)
         if v is not None:
             o[key.replace("_", "-")] = v
+    from .checks import registry
+
     for key in ("select", "extend_select", "ignore"):
         v = _split(getattr(args, key, None))
         if v is not None:
+            for sel in v:
+                if not registry.is_known(sel):  # a gate that checks nothing must not pass
+                    raise UsageError(f"error: --{key.replace('_', '-')} {sel}: {registry.describe_unknown(sel)}")
             o[key.replace("_", "-")] = v
+    for code, _level in getattr(args, "severity", None) or ():
+        if not registry.is_known(code):
+            raise UsageError(f"error: --severity {code}: {registry.describe_unknown(code)}")
     return o
 
 
@@ -248,7 +468,10 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
-    return open(path, "w", encoding="utf-8")
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(error_line(path, f"cannot write the output: {exc.strerror or exc}")) from None
 
 
 # --- lint ---------------------------------------------------------------------------------------------
@@ -262,15 +485,15 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     from .document import Document
     from .report import record_from_issue
 
-    path, settings = item
+    path, settings, *given = item
     try:
-        text = read_source(path)
+        text = given[0] if given else read_source(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     doc = Document(text, path=path)
     try:
         analysis = analyze(doc, settings)
-    except ChunkerOptionError as exc:  # bad chunker settings for this file
+    except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
         return FileResult(path=path, error=str(exc))
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
@@ -296,6 +519,9 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     from .baseline import Baseline, BaselineError
 
     base = None
+    if args.write_baseline and not Path(args.write_baseline).absolute().parent.is_dir():
+        raise UsageError(error_line(args.write_baseline, "cannot write the baseline: "
+                                    "its directory does not exist"))
     if args.baseline and not args.write_baseline:
         try:
             base = Baseline.load(args.baseline)
@@ -317,6 +543,8 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             if base is not None:
                 r.records, known = base.filter(r.records)
                 summary.baselined += known
+                if known:  # the broken-chunk count follows the issues still shown
+                    r.chunks_with_issues = report.broken_chunks(r.records)
             summary.add(r)
             fails = fails or failing(r.records, args.fail_on)
             if on_result is not None:
@@ -332,21 +560,32 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
             else:
                 kept.append(r)
         if args.write_baseline:
-            n = Baseline.write(args.write_baseline, all_records)
+            try:
+                n = Baseline.write(args.write_baseline, all_records)
+            except BaselineError as exc:
+                raise UsageError(str(exc)) from None
             eprint(f"wrote {n} issue{'s' if n != 1 else ''} to the baseline {args.write_baseline}")
             return EXIT_ERROR if errors else EXIT_OK
-        if args.format == "text":
+        # nothing could be checked (`lint nope.md`): the errors on stderr are the whole answer
+        nothing_checked = bool(errors) and summary.files == 0
+        if args.format == "text" and not nothing_checked:
             if args.statistics:
                 report.write_statistics(out, summary, style)
             for line in (extra_text() if extra_text else []):
                 out.write(line + "\n")
             out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
-        elif args.format == "github":
+        elif args.format == "github" and not nothing_checked:
             out.write(report.summary_line(summary, noun=noun) + "\n")
         elif args.format == "json":
             report.write_json(out, kept, summary, errors, **json_extra)
         elif args.format == "sarif":
             report.write_sarif(out, kept, summary, errors)
+        elif args.format == "gitlab":
+            report.write_gitlab(out, kept)
+        elif args.format == "junit":
+            report.write_junit(out, kept, summary, errors, noun=noun)
+        elif args.format == "markdown":
+            report.write_markdown(out, kept, summary, noun=noun)
     finally:
         if out is not None and out is not sys.stdout:
             out.close()
@@ -363,6 +602,13 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
 def cmd_lint(args: argparse.Namespace) -> int:
     from .discover import discover
 
+    if _reads_stdin(args, args.paths):
+        # settings, routing and per-file ignores as for the file --stdin-filename names
+        cache = SettingsCache(args)
+        name, text = read_stdin(args)
+        settings = cache.settings(args.stdin_filename or None)
+        _check_tokenizer(settings)
+        return _finish(args, [lint_one((name, settings, text))], [])
     cache = SettingsCache(args)
     top = cache.settings(None)
     _check_tokenizer(top)
@@ -378,7 +624,106 @@ def cmd_lint(args: argparse.Namespace) -> int:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
     items = [(str(f), cache.settings(f)) for f in disc.files]
+
+    if items and args.format == "text":  # which chunker is simulated, and where that came from
+        from .analysis import describe_chunker
+
+        for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
+                                       for r in list(cache._cache.values())))[:5]:
+            eprint(line)
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        code = _fix_files(args, items, errors)
+        if args.diff:
+            return code
     return _finish(args, _progress(_map(lint_one, items, args.jobs), len(items), args, "linting"), errors)
+
+
+def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, list[str], str | None]:
+    """(path, old text, new text, fixes applied, error) of one file's verified
+    fixes (runs in a worker process with --jobs); nothing is written here."""
+    from .audit import SourceError, read_source
+    from .document import Document
+    from .fixes import fix_all
+
+    path, settings = item
+    try:
+        text = read_source(path)
+    except SourceError as exc:
+        return path, None, None, [], str(exc)
+    try:
+        done = fix_all(Document(text, path=path), settings)
+    except ChunkerOptionError as exc:
+        return path, None, None, [], str(exc)
+    except Exception as exc:  # a bug must not stop the run, nor touch the file
+        return path, None, None, [], f"internal error while fixing: {type(exc).__name__}: {exc}"
+    if not done.changed or done.doc.text == text:
+        return path, text, None, [], None
+    return path, text, done.doc.text, done.applied, None
+
+
+def _write_fixed(path: str, new_text: str) -> None:
+    """Replace ``path``'s text, keeping its BOM, mode and line endings (the
+    fixes insert the file's own), through a temporary file in its directory."""
+    import tempfile
+
+    p = Path(path)
+    with open(p, "rb") as f:
+        bom = f.read(3) == b"\xef\xbb\xbf"
+    data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
+    mode = os.stat(p).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
+               errors: list[dict[str, Any]]) -> int:
+    """``--diff``: print the diffs, exit 1 if any; ``--fix``: write the fixed
+    files (the report of what remains follows)."""
+    import difflib
+
+    fixed_files = fixes_total = 0
+    for path, old, new, applied, error in _map(fix_one, items, args.jobs):
+        if error is not None:
+            eprint(error_line(path, error))
+            errors.append({"path": path, "message": error})
+            continue
+        if new is None or old is None:
+            continue
+        fixed_files += 1
+        fixes_total += len(applied)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True),
+                fromfile=path, tofile=path))
+            if not new.endswith(("\n", "\r")):
+                sys.stdout.write("\n\\ No newline at end of file\n")
+        else:
+            try:
+                _write_fixed(path, new)
+            except OSError as exc:
+                message = f"could not write the fixes: {exc.strerror or exc}"
+                eprint(error_line(path, message))
+                errors.append({"path": path, "message": message})
+                fixes_total -= len(applied)
+                fixed_files -= 1
+    noun = f"{fixes_total} fix{'es' if fixes_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}"
+    if args.diff:
+        eprint(f"would apply {noun}" if fixes_total else "no fixes would be applied")
+        if errors:
+            return EXIT_ERROR
+        return EXIT_ISSUES if fixes_total else EXIT_OK
+    eprint(f"applied {noun}" if fixes_total else "no fixes applied")
+    return EXIT_OK
 
 
 def _map(func, items, jobs: int):
@@ -405,21 +750,31 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
 # --- chunks -----------------------------------------------------------------------------------------
 
 
-def _load_doc(path: str):
+def _load_doc(path: str, args: argparse.Namespace | None = None):
     from .audit import SourceError, read_source
     from .document import Document
 
+    if args is not None and _reads_stdin(args, [path] if path else []):
+        name, text = read_stdin(args)
+        return Document(text, path=None if name == "-" else name)
     try:
         return Document(read_source(path), path=path)
     except SourceError as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
 
+def _settings_path(args: argparse.Namespace, path: str) -> str | None:
+    """Where settings are looked up for ``path`` (stdin: the --stdin-filename, else the cwd)."""
+    if path == "-":
+        return getattr(args, "stdin_filename", None)
+    return path
+
+
 def cmd_chunks(args: argparse.Namespace) -> int:
     from .analysis import make_chunks, sizer_for
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    settings = SettingsCache(args).settings(_settings_path(args, args.file))
     _check_tokenizer(settings)
     sizer = sizer_for(settings)
     name, chunks = make_chunks(doc, settings, sizer)
@@ -442,11 +797,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
-        flag = " OVERSIZE" if c.oversize else ""
+        flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
         out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
-    out.write(f"{doc.path}: {len(chunks)} chunks ({name}, size {settings.size} {settings.unit}, "
-              f"overlap {settings.overlap})\n")
+    out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
+              f"overlap {settings.overlap})"
+              + ("; offsets approximate" if any(c.approximate for c in chunks) else "") + "\n")
     return EXIT_OK
 
 
@@ -457,18 +813,24 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .preview import html_page, print_terminal
 
-    doc = _load_doc(args.file)
-    settings = SettingsCache(args).settings(args.file)
+    doc = _load_doc(args.file, args)
+    resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
+    settings = resolved.settings
     _check_tokenizer(settings)
     a = analyze(doc, settings)
+    from .analysis import describe_chunker
+
+    simulated = describe_chunker(settings, resolved.sources)
     if args.html:
         page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
-        eprint(f"wrote {args.html}: {len(a.chunks)} chunks, {len(a.issues)} issues")
+        eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}; "
+               f"{simulated}")
         return EXIT_OK
+    sys.stdout.write(simulated + "\n")
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
                    unit=settings.unit, chunker=a.chunker, width=args.width)
     return EXIT_OK
@@ -491,6 +853,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         unknown = [s for s in strategies if s not in known]
         if unknown:
             raise UsageError(f"error: unknown chunker {', '.join(unknown)}: expected one of {', '.join(known)}")
+        for s in strategies:
+            why = registry.unavailable(s)
+            if why:
+                raise UsageError(f"error: --chunkers {s}: {why}")
     else:
         strategies = [s for s in compare.DEFAULT_STRATEGIES if s in known]
         missing = [s for s in compare.DEFAULT_STRATEGIES if s not in known]
@@ -501,6 +867,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for path, msg in disc.errors:
         eprint(error_line(path, msg))
         errors += 1
+    if not disc.files and errors:  # `compare nope.md`: the error and nothing else
+        return EXIT_ERROR
     stats = [compare.StrategyStats(s) for s in strategies]
     per_file: list[dict[str, Any]] = []
     html_files = []
@@ -619,8 +987,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                      f"source-aware, {modes['text-only']} text-only")
         return lines
 
-    groups = read_groups(_utf8_lines(stream, on_error, dump_name), on_error, on_progress)
-    jobs = (AuditJob(g, dump_name, root, settings) for g in groups)
+    groups = read_groups(_dump_items(stream, on_error, dump_name), on_error, on_progress)
+    jobs = (AuditJob(g, dump_name, root, settings, allow_outside_root=args.allow_outside_root) for g in groups)
     try:
         return _finish(args, _map(audit_group, jobs, args.jobs), errors, noun="document",
                        on_result=on_result, extra_text=extra_text, modes=modes)
@@ -629,6 +997,23 @@ def cmd_audit(args: argparse.Namespace) -> int:
             bar.stop()
         if stream is not sys.stdin:
             stream.close()
+
+
+def _dump_items(stream, on_error, dump_name: str):
+    """JSON Lines, streamed; or the elements of a JSON array file (read whole)."""
+    from .audit import DumpError, array_items
+
+    lines = _utf8_lines(stream, on_error, dump_name)
+    head: list[str] = []
+    for raw in lines:
+        head.append(raw)
+        if raw.strip():
+            break
+    if head and head[-1].lstrip().startswith("["):
+        yield from array_items("".join(head) + "".join(lines), on_error)
+        return
+    yield from head
+    yield from lines
 
 
 def _utf8_lines(stream, on_error, dump_name: str):
@@ -691,7 +1076,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise UsageError(error_line(args.file, "No such file or directory"))
     r = SettingsCache(args).resolved(target)
-    rows = describe(r)
+    rows = [_effective_chunker(row, r, target) if row[0] == "chunker" else row for row in describe(r)]
     if args.format == "json":
         json.dump({"file": target, "config_file": str(r.config_file) if r.config_file else None,
                    "settings": {k: {"value": _jsonable(v), "source": s} for k, v, s in rows}},
@@ -706,6 +1091,86 @@ def cmd_config(args: argparse.Namespace) -> int:
         text = f"{key:<{width}} = {_fmt_value(value)}"
         out.write(f"{text:<60} # {source}\n" if len(text) < 60 else f"{text}  # {source}\n")
     return EXIT_OK
+
+
+def _effective_chunker(row: tuple[str, Any, str], r: Resolved, target: str) -> tuple[str, Any, str]:
+    """The ``chunker`` row of ``config --show``: the chunker that will actually be used, and why."""
+    key, value, source = row
+    if value is not None:
+        return row
+    if Path(target).is_dir():
+        return key, "(by file type)", "routed per file: see `chunkers` and `chunkseam config FILE`"
+    from .chunkers import explain_route
+    from .document import kind_for
+
+    name, why = explain_route(target, kind_for(target), r.settings.chunkers, r.settings.config_root)
+    if why.startswith("chunkers ") and r.sources.get("chunkers") not in (None, "default"):
+        why += f" in {r.sources['chunkers']}"
+    return key, name, why
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from . import init
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise UsageError(error_line(args.dir, "not a directory"))
+    found = init.distinct(init.find_pipelines(root))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    comments: list[str]
+    if found:
+        print(f"found {len(found)} chunking pipeline{'s' if len(found) != 1 else ''} "
+              f"(read statically, nothing run):")
+        for n, f in enumerate(found, 1):
+            print(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}")
+            for note in f.notes:
+                print(f"       note: {note}")
+        if len(found) == 1:
+            pick = found[0]
+        elif args.choose:
+            if args.choose > len(found):
+                raise UsageError(f"error: --choose {args.choose}: only {len(found)} pipelines found")
+            pick = found[args.choose - 1]
+        elif interactive:
+            pick = found[_ask_number("which one does chunkseam simulate? ", len(found)) - 1]
+        else:
+            raise UsageError("error: several pipelines found: choose one with --choose N")
+        settings = pick.settings
+        comments = [f"written by `chunkseam init` from {pick.where}: {pick.call}"]
+        comments += [f"note: {n}" for n in pick.notes]
+    else:
+        print("no chunking pipeline found in the Python code; library defaults:")
+        names = list(init.PRESETS)
+        for n, name in enumerate(names, 1):
+            print(f"  {n}. {name:<14} {init.PRESETS[name][0]}")
+        if args.preset:
+            if args.preset not in init.PRESETS:
+                raise UsageError(f"error: --preset {args.preset}: expected one of {', '.join(names)}")
+            name = args.preset
+        elif interactive:
+            name = names[_ask_number("which defaults? ", len(names)) - 1]
+        else:
+            raise UsageError("error: no pipeline found: pick defaults with --preset NAME")
+        settings = init.PRESETS[name][1]
+        comments = [f"written by `chunkseam init`: {init.PRESETS[name][0]} (no pipeline found)"]
+    path, table = init.target_file(root, args.config_target)
+    if args.dry_run:
+        sys.stdout.write(f"# {path}\n" + init.render(settings, comments, table=table))
+        return EXIT_OK
+    try:
+        written = init.write(root, settings, comments, prefer=args.config_target, force=args.force)
+    except init.InitError as exc:
+        raise UsageError(f"error: {exc}") from None
+    print(f"wrote {'[tool.chunkseam] in ' if table else ''}{written}")
+    return EXIT_OK
+
+
+def _ask_number(prompt: str, count: int) -> int:
+    while True:
+        answer = input(prompt).strip()
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        print(f"a number from 1 to {count}, please")
 
 
 def _jsonable(v: Any) -> Any:
@@ -736,7 +1201,9 @@ COMMANDS = {
     "compare": cmd_compare,
     "audit": cmd_audit,
     "rule": cmd_rule,
+    "completion": cmd_completion,
     "config": cmd_config,
+    "init": cmd_init,
 }
 
 
@@ -746,15 +1213,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = [a for a in argv[: argv.index("server")]] if "server" in argv else None
     if head is not None and all(a.startswith("--color") or a in ("auto", "always", "never") for a in head):
         return cmd_server(argv[argv.index("server") + 1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(help_requested=any(a in ("-h", "--help") for a in argv))
+    if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `chunkseam completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # exits after answering
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        sub = (getattr(args, "_subparsers", None) or {}).get(getattr(args, "command", None))
+        _unrecognized(sub or parser, extras)
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
     try:
         return COMMANDS[args.command](args)
     except ConfigError as exc:
-        eprint(f"error: {exc}")
+        eprint(f"error: {_config_message(exc)}")
         return EXIT_ERROR
     except UsageError as exc:
         eprint(str(exc))
@@ -771,6 +1245,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+    except Exception as exc:  # never a traceback (exit 1 would read as "issues found")
+        if os.environ.get("CHUNKSEAM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        eprint(f"error: {type(exc).__name__}: {exc}"[:2000]
+               + " (an internal error; set CHUNKSEAM_DEBUG=1 to see the traceback)")
+        return EXIT_ERROR
+
+
+def _config_message(exc: ConfigError) -> str:
+    """A configuration error; one that comes from a flag names the flag (``--chunker langchain: …``)."""
+    text = str(exc)
+    if exc.file == "command line" and exc.key and "." not in exc.key:
+        from .config import _toml_repr, normalize_key
+
+        body = text[len("command line: "):]
+        head = f"{exc.key} = {_toml_repr(exc.value)}"
+        flag = "--" + normalize_key(exc.key).replace("_", "-")
+        value = ",".join(map(str, exc.value)) if isinstance(exc.value, (list, tuple)) else str(exc.value)
+        if body.startswith(head):
+            return f"{flag} {value}{body[len(head):]}"
+    return text
 
 
 def _entry() -> None:  # pragma: no cover

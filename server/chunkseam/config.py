@@ -127,8 +127,8 @@ def kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
-_FIELDS = {f.name for f in fields(Settings)}
-KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings))
+_FIELDS = {f.name for f in fields(Settings) if not f.metadata.get("internal")}
+KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings) if not f.metadata.get("internal"))
 
 
 # --- value checks ----------------------------------------------------------------
@@ -136,8 +136,10 @@ KNOWN_KEYS = tuple(kebab(f.name) for f in fields(Settings))
 
 
 class _Bad(Exception):
-    def __init__(self, expected: str) -> None:
+    def __init__(self, expected: str, problem: str | None = None) -> None:
         self.expected = expected
+        #: what is wrong, when more precise than "expected …" (an unknown rule selector)
+        self.problem = problem
 
 
 def _int(minimum: int, what: str) -> Callable[[Any], int]:
@@ -174,12 +176,23 @@ def _str_list(what: str = "a list of strings") -> Callable[[Any], tuple[str, ...
 _RULE_SELECTOR = re.compile(r"^(ALL|[A-Z]{1,4}[0-9]{0,4}|[a-z][a-z0-9]*(-[a-z0-9]+)*)$")
 
 
+_SELECTORS_EXPECTED = 'a list of rule codes, code prefixes or names (e.g. ["CS002", "CS1", "mid-word"])'
+
+
+def _known_selector(item: str) -> None:
+    """An unknown rule selector is a configuration error, never a silent no-op (like ruff)."""
+    from .checks import registry
+
+    if not registry.is_known(item):
+        raise _Bad(_SELECTORS_EXPECTED, registry.describe_unknown(item))
+
+
 def _rule_list(v: Any) -> tuple[str, ...]:
-    what = 'a list of rule codes, code prefixes or names (e.g. ["CS002", "CS1", "mid-word"])'
-    items = _str_list(what)(v)
+    items = _str_list(_SELECTORS_EXPECTED)(v)
     for item in items:
         if not _RULE_SELECTOR.match(item.strip()):
-            raise _Bad(what)
+            raise _Bad(_SELECTORS_EXPECTED)
+        _known_selector(item)
     return tuple(i.strip() for i in items)
 
 
@@ -198,14 +211,61 @@ def _unit(v: Any) -> str:
 
 
 def _encoding(v: Any) -> str:
-    try:
-        import tiktoken
+    what = ("a tiktoken encoding name ({}), a model name tiktoken knows (gpt-4o, "
+            "text-embedding-3-small …) or a Hugging Face tokenizer "
+            "(\"hf:path/to/tokenizer.json\" or \"hf:ORG/MODEL\")")
+    from .tokens import list_encoding_names
 
-        known = list(tiktoken.list_encoding_names())
-    except Exception:  # pragma: no cover - tiktoken is a dependency
-        known = ["cl100k_base", "o200k_base"]
-    if not isinstance(v, str) or v not in known:
-        raise _Bad("a tiktoken encoding name (" + ", ".join(known) + ")")
+    known = list_encoding_names()  # imports tiktoken safely from any thread
+    if not isinstance(v, str):
+        raise _Bad(what.format(", ".join(known)))
+    if v.startswith("hf:"):
+        from .tokens_hf import check_name
+
+        try:
+            return check_name(v)
+        except ValueError:
+            raise _Bad(what.format(", ".join(known))) from None
+    if v in known:
+        return v
+    from .tokens import canonical_encoding_name
+
+    try:
+        canonical_encoding_name(v)
+    except ValueError:
+        raise _Bad(what.format(", ".join(known))) from None
+    return v.strip()
+
+
+def _hf_relative_path(ref: str) -> bool:
+    """An ``hf:`` reference that is a relative file path (not a model id, not absolute)."""
+    p = Path(os.path.expanduser(ref))
+    if p.is_absolute():
+        return False
+    return ref.endswith(".json") or ref.startswith(".") or ref.count("/") != 1
+
+
+def _glob_list(v: Any) -> tuple[str, ...]:
+    items = _str_list("a list of glob patterns")(v)
+    for item in items:
+        _check_glob(item)
+    return items
+
+
+def _check_glob(pattern: str) -> None:
+    from .discover import glob_problem
+
+    problem = glob_problem(pattern)
+    if problem is not None:
+        raise _Bad(problem)
+
+
+def _embedding_model(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or not re.match(r"^[\w./:-]+$", v):
+        raise _Bad("an embedding model name (e.g. \"text-embedding-3-small\", "
+                   "\"BAAI/bge-small-en-v1.5\")")
     return v
 
 
@@ -215,6 +275,8 @@ def _routes(v: Any) -> dict[str, str]:
         isinstance(k, str) and isinstance(x, str) and x for k, x in v.items()
     ):
         raise _Bad(what)
+    for k in v:
+        _check_glob(k)
     return dict(v)
 
 
@@ -226,6 +288,7 @@ def _severity(v: Any) -> dict[str, str]:
     for k, level in v.items():
         if not isinstance(k, str) or not isinstance(level, str) or level.lower() not in LEVELS:
             raise _Bad(what)
+        _known_selector(k)
         out[k] = level.lower()
     return out
 
@@ -238,10 +301,11 @@ def _per_file_ignores(v: Any) -> dict[str, tuple[str, ...]]:
     for k, rules in v.items():
         if not isinstance(k, str):
             raise _Bad(what)
+        _check_glob(k)
         try:
             out[k] = _rule_list(rules)
-        except _Bad:
-            raise _Bad(what) from None
+        except _Bad as bad:
+            raise _Bad(what, bad.problem) from None
     return out
 
 
@@ -280,17 +344,21 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "ignore": _rule_list,
     "severity": _severity,
     "per_file_ignores": _per_file_ignores,
-    "include": _str_list("a list of glob patterns"),
-    "exclude": _str_list("a list of glob patterns"),
+    "include": _glob_list,
+    "exclude": _glob_list,
     "min_tokens": _int(0, "a non-negative integer"),
     "dangling_words": _str_list("a list of words or phrases"),
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
+    "model_max_tokens": _int(0, "a non-negative integer (tokens; 0 = no limit)"),
+    "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
     "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
     "enable": _bool,
+    "chunk_symbols": _bool,
+    "chunk_folding": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
 
@@ -335,11 +403,17 @@ def settings_from_mapping(
         try:
             converted = check(value)
         except _Bad as bad:
-            err = ConfigError(source, raw_key, value, bad.expected, table=table)
+            err = ConfigError(source, raw_key, value, bad.expected, table=table,
+                              message=None if bad.problem is None else
+                              f"{'[' + table + '] ' if table else ''}{raw_key} = {_toml_repr(value)}: "
+                              f"{bad.problem}")
             if strict:
                 raise err from None
             errors.append(err)
             continue
+        if (name == "encoding" and converted.startswith("hf:") and relative_to is not None
+                and _hf_relative_path(converted[3:])):
+            converted = "hf:" + str(relative_to / os.path.expanduser(converted[3:]))
         if name == "tiktoken_file" and converted and relative_to is not None:
             p = Path(os.path.expanduser(converted))
             converted = str(p if p.is_absolute() else (relative_to / p))
@@ -364,6 +438,8 @@ def settings_from_mapping(
 # --- finding and reading config files -------------------------------------------
 
 _file_cache: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+#: the largest config file read (bytes)
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def _has_tool_table(path: Path) -> bool:
@@ -415,7 +491,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         cached = _file_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        raw = path.read_bytes()
+        if stat.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(str(path), None, message=f"not a usable config file: {stat.st_size:,} bytes "
+                              f"(at most {MAX_CONFIG_BYTES:,})")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(str(path), None, message=f"cannot read config file: {exc.strerror or exc}") from None
     try:
@@ -426,6 +506,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), None, message=f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(str(path), None, message="not a usable config file: nested too deeply") from None
     _file_cache[key] = (stamp, data)
     return data
 
@@ -496,6 +578,41 @@ def _load_plugins(settings: Settings, file: str | None, trusted: bool) -> list[C
     return errors
 
 
+def _from_file(source: str | None, overrides_source: str) -> bool:
+    return source not in (None, "default", overrides_source)
+
+
+def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
+                             overrides_source: str) -> tuple[Settings, list[ConfigError]]:
+    """In an untrusted workspace, a config file may not make chunkseam read a
+    file of its choosing (``tiktoken-file``: a FIFO, a device, a huge or
+    compressed file) nor run regular expressions of its choosing (regex
+    ``separators``, which can backtrack for hours); the editor's own settings
+    may. The values are dropped with a warning naming the file and the key."""
+    errors: list[ConfigError] = []
+    source = sources.get("tiktoken-file")
+    if settings.tiktoken_file and _from_file(source, overrides_source):
+        errors.append(ConfigError(
+            source, "tiktoken-file", settings.tiktoken_file, "a trusted workspace",
+            message=f"tiktoken-file = {_toml_repr(settings.tiktoken_file)} was not used because "
+                    "the workspace is not trusted (set it in the editor's settings instead)",
+            warning=True))
+        settings = replace(settings, tiktoken_file=None)
+        sources["tiktoken-file"] = "default"
+    source = sources.get("chunker-options")
+    options = settings.chunker_options or {}
+    if options.get("is_separator_regex") and options.get("separators") and _from_file(source, overrides_source):
+        errors.append(ConfigError(
+            source, "chunker-options.separators", list(options["separators"]), "a trusted workspace",
+            message="regular expression separators (chunker-options.is-separator-regex = true) "
+                    "were not used because the workspace is not trusted; literal separators are "
+                    "(set is-separator-regex = false, or trust the workspace)",
+            warning=True))
+        settings = replace(settings, chunker_options={
+            k: v for k, v in options.items() if k not in ("separators", "is_separator_regex")})
+    return settings, errors
+
+
 def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[ConfigError]:
     from . import chunkers
 
@@ -507,6 +624,15 @@ def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[Co
     for glob, name in settings.chunkers.items():
         if name not in known:
             errors.append(ConfigError(sources.get("chunkers"), f"chunkers.{glob!r}", name, expected))
+    # a library-backed chunker whose library is not installed: one configuration error, not one per file
+    named = [("chunker", settings.chunker)] if settings.chunker else []
+    named += [(f"chunkers.{glob!r}", n) for glob, n in settings.chunkers.items()]
+    for key, name in named:
+        why = chunkers.unavailable(name) if name in known else None
+        if why:
+            src = sources.get("chunkers" if key != "chunker" else "chunker")
+            errors.append(ConfigError(src, key, name, "an installed chunker",
+                                      message=f"{key} = {_toml_repr(name)}: {why}"))
     return errors
 
 
@@ -531,25 +657,28 @@ def resolve(
     errors: list[ConfigError] = []
     sources = {k: "default" for k in KNOWN_KEYS}
     settings = Settings()
-    config_file = Path(config_file) if config_file is not None else find_config(path)
+    user_level = False
     if config_file is not None:
-        file_label = str(config_file)
-        try:
-            table = load_config_file(config_file)
-        except ConfigError as exc:
-            if strict:
-                raise
-            errors.append(exc)
-            table = {}
-        settings, errs = settings_from_mapping(
-            table, source=file_label, base=settings, strict=strict,
-            table=_table_name(config_file), relative_to=config_file.parent,
-        )
-        errors.extend(errs)
-        bad = {normalize_key(e.key) for e in errs if e.key}
-        for k in table:
-            if isinstance(k, str) and normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
-                sources[kebab(normalize_key(k))] = file_label
+        config_file = Path(config_file)
+    else:
+        config_file = find_config(path)
+        if config_file is None:  # like ruff: the user-level file when the project has none
+            config_file = user_config_file()
+            user_level = config_file is not None
+    if config_file is not None:
+        for one, table in _extend_chain(config_file, strict, errors):
+            file_label = str(one)
+            settings, errs = settings_from_mapping(
+                table, source=file_label, base=settings, strict=strict,
+                table=_table_name(one), relative_to=one.parent,
+            )
+            errors.extend(errs)
+            bad = {normalize_key(e.key) for e in errs if e.key}
+            for k in table:
+                if isinstance(k, str) and normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
+                    sources[kebab(normalize_key(k))] = file_label
+        if not user_level:  # path patterns are anchored at the configuration file's directory
+            settings = replace(settings, config_root=str(config_file.absolute().parent))
     if overrides:
         clean = {k: v for k, v in overrides.items() if v is not None}
         settings, errs = settings_from_mapping(
@@ -562,6 +691,13 @@ def resolve(
             if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
                 sources[kebab(normalize_key(k))] = overrides_source
     errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
+    if not trusted:
+        settings, untrusted = _untrusted_file_settings(settings, sources, overrides_source)
+        errors.extend(untrusted)
+    if trusted:  # third-party chunkers of the entry-point group chunkseam.chunkers
+        from .chunkers.adapter import load_entry_points
+
+        load_entry_points(True)
     for err in _check_chunker_names(settings, sources):
         if strict:
             raise err
@@ -572,9 +708,72 @@ def resolve(
     return Resolved(settings, sources, config_file, errors)
 
 
+#: keys of a configuration file that are not settings
+FILE_ONLY_KEYS = ("extend",)
+_MAX_EXTEND = 16
+
+
+def user_config_file() -> Path | None:
+    """The user-level configuration file (``chunkseam.toml`` in the platform's user
+    config directory, e.g. ``~/.config/chunkseam/`` on Linux), when it exists."""
+    try:
+        import platformdirs
+
+        candidate = Path(platformdirs.user_config_dir("chunkseam", appauthor=False)) / "chunkseam.toml"
+        return candidate if candidate.is_file() else None
+    except Exception:  # no home directory …: no user configuration
+        return None
+
+
+def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) -> list[tuple[Path, dict[str, Any]]]:
+    """``config_file`` and the files it extends (``extend = "../chunkseam.toml"``,
+    relative to the extending file), the most basic first, without ``extend``."""
+    chain: list[tuple[Path, dict[str, Any]]] = []
+    seen: set[Path] = set()
+    current: Path | None = config_file
+    while current is not None:
+        try:
+            table = dict(load_config_file(current))
+        except ConfigError as exc:
+            if strict:
+                raise
+            errors.append(exc)
+            table = {}
+        target = table.pop("extend", None)
+        chain.append((current, table))
+        seen.add(current.resolve())
+        current = None
+        if target is None:
+            break
+        err = None
+        if not isinstance(target, str) or not target.strip():
+            err = ConfigError(str(chain[-1][0]), "extend", target, "a path to a configuration file",
+                              table=_table_name(chain[-1][0]))
+        else:
+            p = Path(os.path.expanduser(target))
+            p = Path(os.path.normpath(p if p.is_absolute() else chain[-1][0].parent / p))
+            if not p.is_file():
+                err = ConfigError(str(chain[-1][0]), "extend", target,
+                                  "a path to an existing configuration file (relative to this one)",
+                                  table=_table_name(chain[-1][0]))
+            elif p.resolve() in seen or len(chain) >= _MAX_EXTEND:
+                err = ConfigError(str(chain[-1][0]), "extend", target, "no cycle",
+                                  message=f"extend = {_toml_repr(target)}: the extend chain loops back "
+                                          f"(or is longer than {_MAX_EXTEND} files)")
+            else:
+                current = p
+        if err is not None:
+            if strict:
+                raise err
+            errors.append(err)
+    return list(reversed(chain))
+
+
 def describe(resolved: Resolved) -> list[tuple[str, Any, str]]:
     """(kebab key, value, source) for every setting, for ``config --show``."""
     out = []
     for f in fields(Settings):
+        if f.metadata.get("internal"):
+            continue
         out.append((kebab(f.name), getattr(resolved.settings, f.name), resolved.sources.get(kebab(f.name), "default")))
     return out

@@ -17,12 +17,15 @@ not exist are returned as errors so the caller reports them and carries on.
 from __future__ import annotations
 
 import glob as globmod
+import logging
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+
+log = logging.getLogger(__name__)
 
 #: never descended into
 DEFAULT_EXCLUDE = (
@@ -41,12 +44,41 @@ class Discovery:
     empty: list[str] = field(default_factory=list)
 
 
+#: bounds on one glob pattern from a config file or an ignore file. Matching
+#: runs on RE2 (linear time) when google-re2 is installed, as it is with
+#: chunkseam's dependencies; these bounds keep Python's backtracking ``re``
+#: (``*a*a*a*a*b`` against a long name takes seconds to hours) out of reach
+#: too, and real patterns never come near them.
+MAX_GLOB_LENGTH = 1024
+MAX_GLOB_WILDCARDS = 10
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is refused as a glob, or None when it is fine."""
+    if len(pattern) > MAX_GLOB_LENGTH:
+        return f"a glob of at most {MAX_GLOB_LENGTH} characters"
+    if sum(pattern.count(c) for c in "*?[") > MAX_GLOB_WILDCARDS:
+        return f"a glob with at most {MAX_GLOB_WILDCARDS} wildcards (*, ?, [)"
+    return None
+
+
+def _bounded(patterns) -> list[str]:
+    """The patterns of an ignore file that are within the bounds (others are skipped)."""
+    out = []
+    for p in patterns:
+        if glob_problem(p) is None:
+            out.append(p)
+        else:
+            log.warning("chunkseam: ignore pattern skipped (%s): %.80s", glob_problem(p), p)
+    return out
+
+
 def _is_glob(arg: str) -> bool:
     return any(c in arg for c in "*?[")
 
 
 def _spec(patterns) -> pathspec.PathSpec | None:
-    patterns = [p for p in patterns if p and p.strip()]
+    patterns = _bounded(p for p in patterns if p and p.strip())
     if not patterns:
         return None
     return pathspec.GitIgnoreSpec.from_lines(patterns)
@@ -68,7 +100,7 @@ class _Matcher:
         self.root = root
         #: exclude patterns are relative to the project (the config file's directory or cwd)
         self.base = (base or Path.cwd()).absolute()
-        self.exclude = _spec(list(DEFAULT_EXCLUDE) + list(exclude))
+        self.exclude_patterns = tuple(DEFAULT_EXCLUDE) + tuple(exclude)
         self.respect_gitignore = respect_gitignore
         #: directory -> its .gitignore spec (None when it has none)
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
@@ -105,18 +137,10 @@ class _Matcher:
         return chain
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
-        if self.exclude is None:
-            return False
-        slash = "/" if is_dir else ""
-        path = path.absolute()
-        for top in (self.base, self.root):
-            try:
-                rel = path.relative_to(top).as_posix()
-            except ValueError:
-                continue
-            if self.exclude.match_file(rel + slash):
-                return True
-        return bool(self.exclude.match_file(path.name + slash))
+        # one dialect (chunkseam.globs): gitignore-style, anchored at the config file's directory
+        from .globs import matches
+
+        return matches(path, self.exclude_patterns, self.base, is_dir=is_dir)
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         if self.excluded(path, is_dir):
@@ -133,17 +157,16 @@ class _Matcher:
         return False
 
 
-def _included(path: Path, root: Path, include: pathspec.PathSpec | None) -> bool:
-    if include is None:
+def _included(path: Path, root: Path, include: tuple[str, ...] | None, base: Path | None = None) -> bool:
+    """Whether a file found in a walk matches ``include`` (anchored like every pattern, see chunkseam.globs)."""
+    if not include:
         return True
-    try:
-        rel = path.relative_to(root).as_posix()
-    except ValueError:
-        rel = path.name
-    return include.match_file(rel) or include.match_file(path.name)
+    from .globs import matches
+
+    return matches(path, include, base)
 
 
-def _walk(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out: Discovery) -> int:
+def _walk(root: Path, matcher: _Matcher, include: tuple[str, ...] | None, out: Discovery) -> int:
     found = 0
 
     def onerror(exc: OSError) -> None:
@@ -154,7 +177,7 @@ def _walk(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out:
         dirnames[:] = sorted(n for n in dirnames if not matcher.ignored(d / n, True))
         for name in sorted(filenames):
             p = d / name
-            if matcher.ignored(p, False) or not _included(p, root, include):
+            if matcher.ignored(p, False) or not _included(p, root, include, matcher.base):
                 continue
             out.files.append(p)
             found += 1
@@ -171,6 +194,15 @@ def file_excluded(path: str | Path, exclude: tuple[str, ...] | list[str], *,
     return _Matcher(cwd or Path.cwd(), tuple(exclude), False, base).excluded(Path(path), False)
 
 
+def file_included(path: str | Path, include: tuple[str, ...] | list[str], *,
+                  base: Path | None = None) -> bool:
+    """Whether walking ``base`` (``chunkseam lint .`` there) would lint ``path``
+    by the ``include`` setting; the editor analyses exactly those files."""
+    spec = _spec(include)
+    p = Path(path)
+    return _included(p, base if base is not None else p.parent, spec)
+
+
 def discover(
     paths: list[str] | None,
     include: tuple[str, ...] | list[str] = (),
@@ -183,7 +215,7 @@ def discover(
     """Files to lint for the command-line ``paths`` (default: the current directory)."""
     cwd = cwd or Path.cwd()
     out = Discovery()
-    include_spec = _spec(include)
+    include_spec = tuple(p for p in include if p and p.strip()) or None
     seen: set[Path] = set()
     for arg in paths or ["."]:
         p = Path(arg)
@@ -232,7 +264,7 @@ def discover(
     return out
 
 
-def _walk_rel(root: Path, matcher: _Matcher, include: pathspec.PathSpec | None, out: Discovery) -> None:
+def _walk_rel(root: Path, matcher: _Matcher, include: tuple[str, ...] | None, out: Discovery) -> None:
     """Walk ``root`` (possibly relative) while matching on absolute paths, so the
     paths we return keep the form the user typed (``docs/a.md``, not ``/abs/docs/a.md``)."""
     absolute_root = matcher.root

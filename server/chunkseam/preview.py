@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence, TextIO
 from .chunk import Chunk
 from .document import Document
 from .issue import SEVERITY_RANK, Issue
+from .report import plural
 
 # neighbours get far-apart hues so a cut is visible at a glance
 _HUES = (212, 32, 142, 280, 0, 176, 52, 322, 100, 240)
@@ -119,12 +120,15 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
                 lines.append(f"{i.code}", style=sev_style.get(i.severity, ""))
                 lines.append(f" [{i.name}] {line}:{col} {i.message}")
             body.append(lines)
-        console.print(Panel(Group(*body), title=title, title_align="left", subtitle=subtitle,
+        # headings are text, not rich markup ("[draft]" must stay)
+        console.print(Panel(Group(*body), title=title, title_align="left", subtitle=Text(subtitle),
                             subtitle_align="left", border_style=border if color else "none"))
     broken = len({i.chunk for i in issues if i.chunk is not None})
     name = doc.path or "<text>"
-    console.print(f"{name}: {len(chunks)} chunks ({chunker}), {len(issues)} issues, "
-                  f"{broken} of {len(chunks)} chunks broken")
+    # one line whatever the width: a path is never broken by an inserted newline
+    # (the terminal wraps it softly; copy, paste and grep keep working)
+    console.print(Text(f"{name}: {plural(len(chunks), 'chunk')} ({chunker}), {plural(len(issues), 'issue')}, "
+                       f"{broken} of {plural(len(chunks), 'chunk')} broken"), soft_wrap=True)
 
 
 # --- HTML -------------------------------------------------------------------------------
@@ -447,9 +451,9 @@ def html_page(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue], *
     broken = len({i.chunk for i in issues if i.chunk is not None})
     rate = broken / len(chunks) if chunks else 0.0
     meta = (f"{_esc(chunker)} · size {getattr(settings, 'size', '?')} {_esc(unit)} · "
-            f"overlap {getattr(settings, 'overlap', 0)} · {len(chunks)} chunks · {len(issues)} issues")
+            f"overlap {getattr(settings, 'overlap', 0)} · {plural(len(chunks), 'chunk')} · {plural(len(issues), 'issue')}")
     head = (f'<header class="cs-head"><h1>{_esc(name)}</h1><span class="cs-meta">{meta}</span>'
-            f'<span class="cs-rate {"bad" if broken else "ok"}">{broken} of {len(chunks)} chunks broken '
+            f'<span class="cs-rate {"bad" if broken else "ok"}">{broken} of {plural(len(chunks), "chunk")} broken '
             f'({rate * 100:.1f}%)</span></header>')
     legend = ('<div class="cs-legend"><span class="k" style="background:' + band_color(0) + '"></span>chunk band '
               '<span class="k" style="background:repeating-linear-gradient(135deg,' + band_color(0) + ' 0 4px,'
@@ -479,7 +483,7 @@ def compare_page(files: Sequence[tuple[Document, Sequence[tuple[str, Sequence[Ch
             rate = broken / len(chunks) if chunks else 0.0
             cols.append(
                 f'<section class="cs-col" data-strategy="{_esc(strategy)}"><h2>{_esc(strategy)}</h2>'
-                f'<div class="cs-meta">{len(chunks)} chunks · {len(issues)} issues · {broken} broken '
+                f'<div class="cs-meta">{plural(len(chunks), "chunk")} · {plural(len(issues), "issue")} · {broken} broken '
                 f'({rate * 100:.1f}%)</div>' + document_html(doc, chunks, issues, doc_index=k) + "</section>")
             docs.append({"path": name, "chunker": strategy, "issues": _issue_payload(doc, issues)})
         sections.append(

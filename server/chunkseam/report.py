@@ -20,7 +20,7 @@ from . import __version__
 from .issue import SEVERITY_RANK
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/chunkseam/chunkseam"
+from .checks.registry import REPOSITORY_URL as INFORMATION_URI, rule_url  # noqa: E402
 
 
 @dataclass
@@ -153,8 +153,28 @@ def summarize(results: Iterable[FileResult], baselined: int = 0) -> Summary:
     return s
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def plural(n: int, word: str, plural: str | None = None) -> str:
+    """``1 issue``, ``2 issues``, ``0 issues``."""
     return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+_plural = plural
+
+
+def broken_chunks(records: Iterable[Record]) -> int:
+    """Chunks broken by these records (errors and warnings), counted the way
+    :func:`chunkseam.validate.statistics` counts them: after a baseline drops
+    known issues, the broken count follows the issues still shown."""
+    broken: set[int] = set()
+    for rec in records:
+        if rec.severity not in ("error", "warning"):
+            continue
+        data = rec.extra.get("data") if rec.extra else None
+        side = data.get("side") if isinstance(data, dict) else None
+        chunk = rec.other_chunk if side == "start" else rec.chunk
+        if chunk is not None:
+            broken.add(chunk)
+    return len(broken)
 
 
 def summary_line(s: Summary, *, noun: str = "file") -> str:
@@ -334,7 +354,7 @@ def sarif_document(results: list[FileResult], summary: Summary,
             "shortDescription": {"text": summary_text},
             "fullDescription": {"text": summary_text},
             "help": {"text": doc, "markdown": doc},
-            "helpUri": f"{INFORMATION_URI}/blob/main/docs/rules/{code}.md",
+            "helpUri": rule_url(code),
             "defaultConfiguration": {"level": _SARIF_LEVEL.get(severity, "warning")},
             "properties": {"tags": ["chunking", "rag"]},
         })
@@ -416,6 +436,131 @@ def write_github(out: TextIO, results: list[FileResult], summary: Summary | None
             out.write(f"::{kind} {props}::{_gh_escape_data(rec.code + ' ' + rec.message)}\n")
     if summary is not None:
         out.write(summary_line(summary) + "\n")
+
+
+# --- GitLab Code Quality, JUnit XML, Markdown -----------------------------------------------------
+
+_GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info", "hint": "info"}
+
+
+def gitlab_document(results: list[FileResult]) -> list[dict[str, Any]]:
+    """GitLab Code Quality report (``artifacts: reports: codequality``): one entry per issue."""
+    import hashlib
+
+    out = []
+    for r in results:
+        for rec in r.records:
+            key = f"{rec.path}\0{rec.code}\0{rec.fingerprint or (rec.start_offset, rec.end_offset)}\0{len(out)}"
+            out.append({
+                "type": "issue",
+                "check_name": rec.code,
+                "description": f"{rec.code} [{rec.name}] {rec.message}",
+                "content": {"body": f"See {rule_url(rec.code)}"},
+                "categories": ["Style"],
+                "severity": _GITLAB_SEVERITY.get(rec.severity, "minor"),
+                "fingerprint": hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+                "location": {
+                    "path": _sarif_uri(rec.path),
+                    "positions": {"begin": {"line": rec.line, "column": rec.column},
+                                  "end": {"line": rec.end_line, "column": rec.end_column}},
+                },
+            })
+    return out
+
+
+def write_gitlab(out: TextIO, results: list[FileResult]) -> None:
+    json.dump(gitlab_document(results), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def junit_xml(results: list[FileResult], summary: Summary, errors: list[dict[str, Any]] | None = None,
+              *, noun: str = "file") -> str:
+    """JUnit XML: one test suite per file, one failing test case per issue (a file
+    without issues is one passing case); unreadable inputs are test cases in error."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuites", name="chunkseam", tests="0", failures="0", errors="0")
+    total = failures = errs = 0
+    for r in results:
+        if r.error is not None:
+            continue
+        suite = ET.SubElement(root, "testsuite", name=r.path)
+        cases = 0
+        for rec in r.records:
+            line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
+            col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
+            case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {line}:{col}",
+                                 classname=r.path, file=r.path, line=str(line))
+            fail = ET.SubElement(case, "failure", message=rec.message, type=rec.code)
+            fail.text = f"{rec.path}:{line}:{col}: {rec.code} [{rec.name}] {rec.message}\n{rule_url(rec.code)}"
+            cases += 1
+        if not cases:
+            ET.SubElement(suite, "testcase", name="no issues", classname=r.path)
+        suite.set("tests", str(max(cases, 1)))
+        suite.set("failures", str(cases))
+        suite.set("errors", "0")
+        total += max(cases, 1)
+        failures += cases
+    if errors:
+        suite = ET.SubElement(root, "testsuite", name="unreadable inputs", tests=str(len(errors)),
+                              failures="0", errors=str(len(errors)))
+        for e in errors:
+            case = ET.SubElement(suite, "testcase", name=str(e.get("path", "")), classname="chunkseam")
+            ET.SubElement(case, "error", message=str(e.get("message", "")))
+        total += len(errors)
+        errs += len(errors)
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", str(errs))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(out: TextIO, results: list[FileResult], summary: Summary,
+                errors: list[dict[str, Any]] | None = None, *, noun: str = "file") -> None:
+    out.write(junit_xml(results, summary, errors, noun=noun))
+
+
+def _md_cell(text: Any) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+#: issues listed one by one in the Markdown report (the tables count them all)
+MARKDOWN_MAX_ISSUES = 200
+
+
+def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = "file") -> str:
+    """A Markdown summary for CI step summaries (``>> $GITHUB_STEP_SUMMARY``): the
+    summary line, issues per rule, files with issues, then the issues themselves."""
+    rules = rules_table()
+    lines = ["## chunkseam", "", summary_line(summary, noun=noun), ""]
+    if summary.per_rule:
+        lines += ["| Rule | Name | Issues |", "| --- | --- | ---: |"]
+        for code, count in sorted(summary.per_rule.items(), key=lambda kv: (-kv[1], kv[0])):
+            name = _rule_attr(rules.get(code), "name", "")
+            lines.append(f"| [{code}]({rule_url(code)}) | {_md_cell(name)} | {count} |")
+        lines.append("")
+        lines += [f"| {noun.capitalize()} | Chunker | Chunks | Broken | Issues |", "| --- | --- | ---: | ---: | ---: |"]
+        for r in results:
+            if r.records:
+                lines.append(f"| `{_md_cell(r.path)}` | {_md_cell(r.chunker)} | {r.chunks} | "
+                             f"{r.chunks_with_issues} | {len(r.records)} |")
+        lines.append("")
+        shown = [rec for r in results for rec in r.records][:MARKDOWN_MAX_ISSUES]
+        lines += ["<details><summary>Issues</summary>", "", "| Location | Rule | Message |", "| --- | --- | --- |"]
+        for rec in shown:
+            line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
+            col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
+            lines.append(f"| `{_md_cell(rec.path)}:{line}:{col}` | {rec.code} {_md_cell(rec.name)} | "
+                         f"{_md_cell(rec.message)} |")
+        if summary.issues > len(shown):
+            lines += ["", f"{summary.issues - len(shown)} more not listed; see `--format json`."]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def write_markdown(out: TextIO, results: list[FileResult], summary: Summary, *, noun: str = "file") -> None:
+    out.write(markdown_report(results, summary, noun=noun))
 
 
 def failing(records: Iterable[Record], fail_on: str) -> bool:

@@ -8,9 +8,10 @@ whatever document or version it appears in.
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
+
+from .cache import ByteLRU, text_key
 
 _local = threading.local()
 
@@ -43,8 +44,28 @@ def _as_word(m: re.Match[str]) -> str:
     return "Q" + "q" * (len(m.group()) - 1)
 
 
-@functools.lru_cache(maxsize=65536)
+#: estimated bytes of the sentence spans kept (see :mod:`chunkseam.cache`)
+SENTENCE_CACHE_BYTES = 12 * 1024 * 1024
+_CACHE = ByteLRU("sentences", SENTENCE_CACHE_BYTES)
+
+
+def clear_caches() -> None:
+    """Forget every cached segmentation (benchmarks use it for cold figures)."""
+    _CACHE.clear()
+
+
 def segment(text: str) -> tuple[tuple[int, int], ...]:
+    """Sentence spans of ``text``, cached by content (a digest of it for
+    texts longer than a line, so the cache keeps no paragraph alive)."""
+    key = text if len(text) <= 64 else text_key(text)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _segment(text)
+        _CACHE.put(key, hit, (len(text) if key is text else 40) + 64 + 72 * len(hit))
+    return hit
+
+
+def _segment(text: str) -> tuple[tuple[int, int], ...]:
     if not text.strip():
         return ()
     # a line break inside a paragraph is not a sentence end, but pysbd with
@@ -92,3 +113,6 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     """Sentences of ``text[start:end]`` as absolute offsets."""
     end = len(text) if end is None else end
     return [(start + a, start + b) for a, b in segment(text[start:end])]
+
+
+segment.__wrapped__ = _segment  # type: ignore[attr-defined]  # the uncached function

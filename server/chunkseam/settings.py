@@ -57,6 +57,10 @@ class Settings:
     tiktoken_file: str | None = None
     allow_network: bool = False
     approximate_tokens: bool = False
+    #: the embedding model's input limit in tokens (CS105); 0 = from
+    #: ``embedding_model`` when it is a known model, else no limit
+    model_max_tokens: int = 0
+    embedding_model: str | None = None
     #: extra options passed to the chunker (e.g. separators for recursive)
     chunker_options: dict[str, Any] = field(default_factory=dict)
     #: modules to import that register extra chunkers (third-party code: imported
@@ -65,6 +69,14 @@ class Settings:
     #: language server only
     debounce_ms: int = 300
     enable: bool = True
+    #: chunks as document symbols (Outline, breadcrumbs) and as folding ranges: off by
+    #: default, so that the editor's own headings, functions and folds stay
+    chunk_symbols: bool = False
+    chunk_folding: bool = False
+    #: not a configuration key: the directory path patterns (include, exclude,
+    #: per-file-ignores, chunkers) are anchored at — the configuration file's
+    #: directory, set by chunkseam.config.resolve; None = the current directory
+    config_root: str | None = field(default=None, compare=False, metadata={"internal": True})
 
     def with_(self, **changes: Any) -> "Settings":
         return replace(self, **changes)

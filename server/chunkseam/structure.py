@@ -35,12 +35,11 @@ import itertools
 import re
 import weakref
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
-from threading import Lock
+from threading import local
 from typing import Callable
 
+from .cache import ByteLRU, text_key
 from .document import Document
 from .sentences import segment
 
@@ -85,25 +84,32 @@ class Block:
 
 # -- the parser --------------------------------------------------------------------
 
-_md_lock = Lock()
+_parsers = local()
 
 
-@lru_cache(maxsize=1)
 def _parser():
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.front_matter import front_matter_plugin
+    """This thread's markdown-it parser. A MarkdownIt instance is not safe to
+    share between threads (its rule chains are compiled lazily on first use),
+    and one lock for all would make a tiny document wait behind the parse of
+    a large one in another worker; so each thread builds its own, once."""
+    md = getattr(_parsers, "md", None)
+    if md is None:
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.front_matter import front_matter_plugin
 
-    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        md.block.ruler.getRules("")  # compile the rule chains now, in this thread
+        md.core.ruler.getRules("")
+        _parsers.md = md
+    return md
 
 
 def _block_tokens(text: str):
     from markdown_it.rules_core import StateCore, block, normalize
 
-    md = _parser()
-    with _md_lock:  # markdown-it's parser objects are not re-entrant across threads
-        state = StateCore(text, md, {})
-        normalize(state)
-        block(state)
+    state = StateCore(text, _parser(), {})
+    normalize(state)
+    block(state)
     return state.tokens
 
 
@@ -463,34 +469,37 @@ class _Seg:
         return groups
 
 
+#: estimated bytes of the segment parses kept (see :mod:`chunkseam.cache`)
+SEGMENT_CACHE_BYTES = 40 * 1024 * 1024
+#: estimated bytes per parsed block of a segment: its record, the Block made
+#: from it and the lookup indexes (measured on corpus documents, rounded up)
+_BYTES_PER_BLOCK = 700
+
+
 class _SegmentCache:
-    """Segment parses by text, least recently used dropped first. An edited
+    """Segment parses by text (keyed by a digest of it, so no text is kept),
+    least recently used dropped first, bounded by estimated bytes. An edited
     document does not need it for its unchanged segments (its structure is
     updated from the previous version's, see :func:`_resegment`); it serves
     the segments an edit touches (an undo finds them again), documents that
     share text, and the attempts of a merge."""
 
-    def __init__(self, maxsize: int = 4096) -> None:
-        self.maxsize = maxsize
-        self.data: OrderedDict[str, _Seg] = OrderedDict()
-        self.lock = Lock()
+    def __init__(self, max_bytes: int = SEGMENT_CACHE_BYTES) -> None:
+        self.lru = ByteLRU("segments", max_bytes)
 
     def get(self, text: str) -> _Seg:
-        with self.lock:
-            hit = self.data.get(text)
-            if hit is not None:
-                self.data.move_to_end(text)
-                return hit
+        key = text_key(text)
+        hit = self.lru.get(key)
+        if hit is not None:
+            return hit
         value = _Seg(_parse_segment(text), text)
-        with self.lock:
-            self.data[text] = value
-            if len(self.data) > self.maxsize:
-                self.data.popitem(last=False)
-        return value
+        return self.lru.put(key, value, 200 + _BYTES_PER_BLOCK * value.n + len(text) // 8)
 
     def forget(self, text: str) -> None:
-        with self.lock:
-            self.data.pop(text, None)
+        self.lru.forget(text_key(text))
+
+    def clear(self) -> None:
+        self.lru.clear()
 
 
 _SEGMENTS = _SegmentCache()

@@ -261,10 +261,36 @@ def _rebind(func: Callable[..., Any], replace: dict[Any, Any]) -> Callable[..., 
     return _copy_function(func, private)
 
 
-def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
-    import tiktoken.registry as registry
+_import_lock = threading.Lock()
+_imported: Any = None
 
-    registry.list_encoding_names()  # imports the tiktoken_ext plugins once
+
+def import_tiktoken() -> Any:
+    """The ``tiktoken`` package with the submodules chunkseam uses and its
+    encoding plugins imported, once, under a lock.
+
+    Importing ``tiktoken`` in one thread while another imports
+    ``tiktoken.registry`` or ``tiktoken.load`` can make Python's import
+    machinery report a deadlock and hand one of them an error, so every
+    import of tiktoken in chunkseam goes through here."""
+    global _imported
+    if _imported is not None:
+        return _imported
+    with _import_lock:
+        if _imported is None:
+            import tiktoken
+            import tiktoken.load
+            import tiktoken.model
+            import tiktoken.registry
+
+            tiktoken.registry.list_encoding_names()  # imports the tiktoken_ext plugins
+            _imported = tiktoken
+    return _imported
+
+
+def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
+    registry = import_tiktoken().registry
+    registry.list_encoding_names()
     return dict(registry.ENCODING_CONSTRUCTORS or {})
 
 
@@ -281,7 +307,7 @@ def canonical_encoding_name(name: str) -> str:
     names = list_encoding_names()
     if name in names:
         return name
-    from tiktoken.model import encoding_name_for_model
+    encoding_name_for_model = import_tiktoken().model.encoding_name_for_model
 
     for candidate in (name, name.strip(), name.strip().lower()):
         if candidate in names:
@@ -300,8 +326,7 @@ def canonical_encoding_name(name: str) -> str:
 def encoding_spec(name: str) -> EncodingSpec:
     """Pattern, special tokens and (url, sha256) of the files of an encoding,
     read from tiktoken's constructor without loading or downloading anything."""
-    import tiktoken.load as tl
-
+    tl = import_tiktoken().load
     name = canonical_encoding_name(name)
     files: list[FileRef] = []
 
@@ -381,11 +406,51 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: the largest encoding file read, before and after gunzip (bytes): the real
+#: ones are 1.7-3.6 MB; a bound keeps a multi-GB file or a gzip bomb out
+MAX_ENCODING_FILE_BYTES = 16 * 1024 * 1024
+
+
 def _read(path: Path) -> bytes:
-    data = path.read_bytes()
+    """The bytes of a regular file of at most :data:`MAX_ENCODING_FILE_BYTES`
+    (gunzipped when gzipped, with the same bound). A FIFO, a device or a
+    directory is refused without being opened for a blocking read."""
+    import stat as st_
+
+    limit = MAX_ENCODING_FILE_BYTES
+    info = os.stat(path)
+    if not st_.S_ISREG(info.st_mode):
+        raise OSError(0, "not a regular file (a FIFO, device or directory)")
+    if info.st_size > limit:
+        raise OSError(0, f"{info.st_size:,} bytes, larger than any tiktoken file (at most {limit:,})")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not st_.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the stat
+            raise OSError(0, "not a regular file (a FIFO, device or directory)")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(0, f"larger than any tiktoken file (at most {limit:,} bytes)")
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        import io
+
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+            data = gz.read(limit + 1)
+        if len(data) > limit:
+            raise OSError(0, f"decompresses to more than {limit:,} bytes, larger than any tiktoken file")
     return data
+
+
+#: explicit file -> (its stat when it failed, the error): a bad file is not
+#: read again on every analysis, only once it has changed
+_explicit_failures: dict[str, tuple[Any, "TokenizerFileError"]] = {}
+
+
+def _stamp(path: Path) -> Any:
+    try:
+        s = os.stat(path)
+    except OSError as exc:
+        return ("missing", exc.errno)
+    return (s.st_dev, s.st_ino, s.st_mode, s.st_size, s.st_mtime_ns)
 
 
 def _mismatch(ref: FileRef, actual: str) -> str:
@@ -411,6 +476,20 @@ def _explicit_file(file: str | os.PathLike[str] | None) -> tuple[Path, str] | No
 
 
 def _load_explicit(ref: FileRef, path: Path, origin: str) -> bytes:
+    key, stamp = os.path.abspath(path), _stamp(path)
+    failed = _explicit_failures.get(key)
+    if failed is not None and failed[0] == stamp:
+        raise TokenizerFileError(str(failed[1]), encoding=failed[1].encoding)
+    try:
+        data = _load_explicit_once(ref, path, origin)
+    except TokenizerFileError as exc:
+        _explicit_failures[key] = (stamp, exc)
+        raise
+    _explicit_failures.pop(key, None)
+    return data
+
+
+def _load_explicit_once(ref: FileRef, path: Path, origin: str) -> bytes:
     try:
         data = _read(path)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
@@ -597,9 +676,8 @@ def _resolve_all(spec: EncodingSpec, file: str | os.PathLike[str] | None, allow_
 
 def _build(spec: EncodingSpec, datas: list[bytes]) -> Any:
     """A tiktoken Encoding from verified bytes, with tiktoken's own parsers."""
-    import tiktoken
-    import tiktoken.load as tl
-
+    tiktoken = import_tiktoken()
+    tl = tiktoken.load
     by_url = {ref.url: data for ref, data in zip(spec.files, datas)}
 
     def read_file_cached(blobpath: str, expected_hash: str | None = None) -> bytes:
@@ -645,6 +723,7 @@ def clear_caches() -> None:
         _built.clear()
         _sizers.clear()
         _approx.clear()
+        _explicit_failures.clear()
     with _network_lock:
         _network_failures.clear()
 
@@ -712,6 +791,10 @@ def get_sizer(
         return _CHARS
     if unit != "tokens":
         raise ValueError(f"unknown unit {unit!r}: expected 'tokens' or 'chars'")
+    if isinstance(encoding, str) and encoding.startswith("hf:"):  # Hugging Face tokenizers
+        from .tokens_hf import get_hf_sizer
+
+        return get_hf_sizer(encoding, allow_network=allow_network, timeout=network_timeout)
     name = canonical_encoding_name(encoding)
     key = (name, _explicit_key(file))
     sizer = _sizers.get(key)

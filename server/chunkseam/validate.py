@@ -78,7 +78,7 @@ Per rule (offsets are absolute string offsets into the document):
 * CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block"}``.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
   CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
-  CS104 ``{"heading_path": [...]}``.
+  CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.
 * CS201 ``{"definition": [s, e], "name": "Class.method", "kind": "function" | "class"}``;
   CS202 ``{"string": [s, e], "kind": "docstring" | "string" | "fstring" | "bytes" | "tstring"}``.
 * CS301 ``{"found": [offsets where the chunk's text occurs, up to 5],
@@ -111,11 +111,10 @@ chunks that end mid-sentence), or to the chunk that starts there ("start").
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from threading import Lock
 from typing import Any, Iterable
 
+from .cache import ByteLRU
 from .checks import registry
 from .checks.base import ChunkView, Context
 from .checks.chunks import chunk_issues
@@ -249,34 +248,15 @@ _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_s
 #: not cached (always judged afresh), so a new key can never be shifted wrongly
 _PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",
                          "kind"})
-CUT_CACHE_SIZE = 65536
+#: estimated bytes of the cut judgements kept (see :mod:`chunkseam.cache`)
+CUT_CACHE_BYTES = 16 * 1024 * 1024
 
 
-class _LRU:
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self.data: OrderedDict[tuple, Any] = OrderedDict()
-        self.lock = Lock()
-
-    def get(self, key: tuple, default: Any = None) -> Any:
-        with self.lock:
-            hit = self.data.get(key, default)
-            if hit is not default:
-                self.data.move_to_end(key)
-            return hit
-
-    def put(self, key: tuple, value: Any) -> None:
-        with self.lock:
-            self.data[key] = value
-            if len(self.data) > self.maxsize:
-                self.data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
+def _new_cut_cache() -> ByteLRU:
+    return ByteLRU("cut judgements", CUT_CACHE_BYTES)
 
 
-_CUT_CACHE = _LRU(CUT_CACHE_SIZE)
+_CUT_CACHE = _new_cut_cache()
 _RULE_KEYS: dict[tuple, tuple] = {}
 _MISSING = object()
 _NO_ISSUE = (None,)  # a cached "the cut is clean"
@@ -357,9 +337,10 @@ class _CutJudge:
             return _shifted(issue, lo - base)
         found = _judge(ctx, self.order, cut, True)
         if found is None:
-            _CUT_CACHE.put(key, _NO_ISSUE)
+            _CUT_CACHE.put(key, _NO_ISSUE, 250)
         elif _cacheable(found):
-            _CUT_CACHE.put(key, (lo, _shifted(found, 0)))
+            _CUT_CACHE.put(key, (lo, _shifted(found, 0)),
+                           900 + len(found.message) + len(found.data) * 120)
         return found
 
 

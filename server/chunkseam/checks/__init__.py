@@ -5,7 +5,7 @@
 * :mod:`.base` — the cut, the context, words, sentences, bracket spans;
 * :mod:`.cuts` — CS001–CS008 against Markdown / plain text;
 * :mod:`.code` — CS201/CS202 against Python;
-* :mod:`.chunks` — CS101–CS104 per chunk;
+* :mod:`.chunks` — CS101–CS105 per chunk;
 * :mod:`.inputs` — CS301–CS304, reading the chunk list and making the cuts;
 * :mod:`.textonly` — CS401–CS405 for chunk dumps without a source;
 * :mod:`.suppress` — suppression comments and CS900/CS901.

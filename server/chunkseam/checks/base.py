@@ -256,6 +256,10 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
                     continue  # overlaps inline code
                 spans.append(Span(base + m.start(), base + m.end(), kind))
     stack: list[tuple[str, int]] = []
+    # per opener kind, the stack positions of its openers (ascending): a closer
+    # finds its opener without scanning openers of other kinds (linear time
+    # on "[" * n + ")" * n)
+    where: dict[str, list[int]] = {"(": [], "[": [], "{": []}
     pairs: dict[int, int] = {}  # opener index -> closer index
     ci = 0
     i = 0
@@ -270,14 +274,17 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
             i += 2
             continue
         if ch in "([{":
+            where[ch].append(len(stack))
             stack.append((ch, i))
         elif ch in ")]}":
-            want = _PAIRS[ch]
-            for k in range(len(stack) - 1, -1, -1):
-                if stack[k][0] == want:
-                    pairs[stack[k][1]] = i
-                    del stack[k:]
-                    break
+            mine = where[_PAIRS[ch]]
+            if mine:
+                k = mine[-1]  # the nearest opener of this kind; those above it are dropped
+                pairs[stack[k][1]] = i
+                del stack[k:]
+                for positions in where.values():
+                    while positions and positions[-1] >= k:
+                        positions.pop()
         i += 1
     linked: set[int] = set()
     for o, c in sorted(pairs.items()):
@@ -294,6 +301,52 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
         spans.append(Span(base + o, base + c + 1, kind))
     spans.sort(key=lambda s: (s.start, -s.end))
     return spans
+
+
+class _SpanIndex:
+    """Spans sorted by start, with a segment tree of their ends: the last span
+    starting before an offset whose end is past it, in O(log n)."""
+
+    __slots__ = ("spans", "starts", "size", "tree")
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = spans
+        self.starts = [s.start for s in spans]
+        size = 1
+        while size < len(spans):
+            size *= 2
+        self.size = size
+        tree = [-1] * (2 * size)
+        for k, s in enumerate(spans):
+            tree[size + k] = s.end
+        for k in range(size - 1, 0, -1):
+            tree[k] = max(tree[2 * k], tree[2 * k + 1])
+        self.tree = tree
+
+    def innermost(self, offset: int) -> Span | None:
+        hi = bisect.bisect_left(self.starts, offset)  # spans[:hi] start before offset
+        if hi == 0:
+            return None
+        if hi <= 8:  # few candidates: a scan is cheaper
+            for k in range(hi - 1, -1, -1):
+                if self.spans[k].end > offset:
+                    return self.spans[k]
+            return None
+        tree, size = self.tree, self.size
+        # the rightmost leaf < hi whose end > offset: climb from leaf hi-1 until a
+        # left sibling subtree (or the leaf itself) qualifies, then descend
+        node = size + hi - 1
+        if tree[node] <= offset:
+            while True:
+                if node == 1:
+                    return None
+                if node & 1 and tree[node - 1] > offset:
+                    node -= 1
+                    break
+                node //= 2
+            while node < size:
+                node = 2 * node + 1 if tree[2 * node + 1] > offset else 2 * node
+        return self.spans[node - size]
 
 
 # -- cuts and context ------------------------------------------------------------------------
@@ -355,6 +408,7 @@ class Context:
         self._structure = None
         self._py = None
         self._spans: dict[int, list[Span]] = {}
+        self._span_index: dict[int, _SpanIndex] = {}
         self._sentences: dict[int, list[tuple[int, int]]] = {}
         self._windows: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
@@ -422,6 +476,16 @@ class Context:
             if a <= offset < b:
                 return (a, b)
         return None
+
+    def innermost_span(self, block, offset: int) -> Span | None:
+        """Of the spans of ``block`` that strictly contain ``offset``
+        (``start < offset < end``), the last in (start, -end) order — the
+        greatest start, and of equal starts the smallest end — in logarithmic
+        time (a max-end segment tree over the sorted spans)."""
+        got = self._span_index.get(block.start)
+        if got is None:
+            got = self._span_index[block.start] = _SpanIndex(self.spans(block))
+        return got.innermost(offset)
 
     def spans(self, block) -> list[Span]:
         got = self._spans.get(block.start)

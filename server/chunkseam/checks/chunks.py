@@ -15,6 +15,10 @@
 * CS104 no-context — Markdown only: the document has headings, the chunk's
   ``heading_path`` is empty, it contains no heading itself, and a heading
   does enclose its start (so there was a path to carry).
+* CS105 over-model-limit — the chunk has more tokens than the embedding
+  model reads (``model-max-tokens``, or the limit of a known
+  ``embedding-model``), special tokens included; distinct from CS101, which
+  is about the chunker's own size. Flagged where the model stops reading.
 """
 
 from __future__ import annotations
@@ -154,6 +158,67 @@ def no_context(ctx: Context, view: ChunkView) -> Issue | None:
                      heading_path=list(path))
 
 
+def _model_sizer(ctx: Context):
+    """The sizer that counts the embedding model's tokens: the run's own in token
+    units, else (unit chars) a token sizer for the encoding setting."""
+    sizer = ctx.sizer
+    if sizer is not None and getattr(sizer, "unit", "") == "tokens":
+        return sizer
+    cached = getattr(ctx, "_model_sizer", None)
+    if cached is None:
+        from ..analysis import sizer_for
+
+        settings = ctx.settings
+        try:
+            cached = sizer_for(settings.with_(unit="tokens"))
+        except Exception:  # no tokenizer to be had offline: the limit cannot be checked
+            cached = False
+        ctx._model_sizer = cached
+    return cached or None
+
+
+def over_model_limit(ctx: Context, view: ChunkView) -> Issue | None:
+    from ..embedding_models import model_limit
+
+    limit = model_limit(ctx.settings)
+    if not limit:
+        return None
+    sizer = _model_sizer(ctx)
+    if sizer is None:
+        return None
+    text = ctx.text[view.start:view.end]
+    if len(text) <= limit:  # a token is at least one character
+        return None
+    special = getattr(sizer, "special_tokens", 0) or 0
+    tokens = sizer.count(text) + special
+    if tokens <= limit:
+        return None
+    # where the model stops reading: the end of its first `limit` tokens
+    cut = _cut_at(sizer, text, limit - special)
+    s, e = _first_line(ctx.text, view.start + cut, view.end)
+    if s >= e:
+        s, e = _first_line(ctx.text, view.start, view.end)
+    model = getattr(ctx.settings, "embedding_model", None) or "the embedding model"
+    msg = (f"chunk {view.position + 1} has {tokens} tokens, over the input limit of {model} "
+           f"({limit}): the model silently ignores the text from here on")
+    return ctx.issue("CS105", msg, s, e, chunk=view.position,
+                     hint="lower the chunk size below the model's limit or split this unit",
+                     chunk_span=[view.start, view.end], tokens=tokens, limit=limit)
+
+
+def _cut_at(sizer, text: str, budget: int) -> int:
+    """The character offset in ``text`` where its first ``budget`` tokens end
+    (found by bisection on counts: works for every sizer)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sizer.count(text[:mid]) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
     out: list[Issue] = []
     on = ctx.enabled
@@ -165,5 +230,7 @@ def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
         if "CS103" in on and (i := dangling_reference(ctx, view, first_content)):
             out.append(i)
         if "CS104" in on and (i := no_context(ctx, view)):
+            out.append(i)
+        if "CS105" in on and (i := over_model_limit(ctx, view)):
             out.append(i)
     return out

@@ -186,13 +186,7 @@ def split_brackets(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     leaf = where.leaf
     if leaf is None or leaf.kind not in ("paragraph", "heading"):
         return None
-    c = cut.offset
-    best = None
-    for s in ctx.spans(leaf):
-        if s.start >= c:
-            break
-        if c < s.end and (best is None or s.start >= best.start):
-            best = s
+    best = ctx.innermost_span(leaf, cut.offset)
     if best is None:
         return None
     return _finish(ctx, "CS006", cut, _SPAN_WORDS[best.kind], best.start, best.end,

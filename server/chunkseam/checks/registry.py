@@ -38,10 +38,9 @@ wins; ``"off"`` disables).
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Iterable
 
 from ..issue import SEVERITIES
@@ -56,6 +55,16 @@ FAMILIES = {
 }
 
 _RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
+
+#: the project's home; the one source of truth for links to it
+REPOSITORY_URL = "https://github.com/chunkseam/chunkseam"
+#: where a rule's documentation (server/chunkseam/rules/CODE.md) is published
+RULE_DOC_PATH = "server/chunkseam/rules/{code}.md"
+
+
+def rule_url(code: str) -> str:
+    """The web page of a rule's documentation (SARIF ``helpUri``, LSP ``codeDescription``, GitLab, JUnit)."""
+    return f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH.format(code=code)}"
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "the chunk opens by pointing back (\"This\", \"As mentioned above\" …)"),
     ("CS104", "no-context", "hint", "chunk",
      "the chunk carries no heading path although its document has headings"),
+    ("CS105", "over-model-limit", "warning", "chunk",
+     "the chunk is longer than the embedding model's input limit: the rest is cut off silently"),
     # code files
     ("CS201", "split-definition", "warning", "code",
      "the cut falls inside a function or class (not between two members of a class)"),
@@ -199,8 +210,38 @@ def is_known(selector: str) -> bool:
     return _match(selector)[1] >= 0
 
 
+def suggest(selector: str) -> str | None:
+    """The known code or name closest to an unknown ``selector`` ("did you mean"), or None."""
+    import difflib
+
+    s = selector.strip()
+    if not s:
+        return None
+    up = s.upper()
+    # a code with a digit too many or too few: CS0002 -> CS002, CS02 -> CS002
+    digits = up[len(up.rstrip("0123456789")):]
+    letters = up[: len(up) - len(digits)]
+    if letters and digits:
+        for code in RULES:
+            if code.startswith(letters) and code[len(letters):].isdigit() \
+                    and int(code[len(letters):]) == int(digits):
+                return code
+    codes = difflib.get_close_matches(up, list(RULES), n=1, cutoff=0.6)
+    names = difflib.get_close_matches(s.lower(), list(_BY_NAME), n=1, cutoff=0.6)
+    if s[:1].isalpha() and s[:1].islower() or "-" in s:
+        return (names or codes or [None])[0]
+    return (codes or names or [None])[0]
+
+
+def describe_unknown(selector: str) -> str:
+    """``unknown rule selector 'CS0002' (did you mean 'CS002'?)``."""
+    hint = suggest(selector)
+    tail = f" (did you mean {hint!r}?)" if hint else " (see `chunkseam rule` for the list)"
+    return f"unknown rule selector {selector.strip()!r}{tail}"
+
+
 def unknown_selectors(settings: Any) -> list[str]:
-    """Selectors in ``settings`` that name no rule (for the CLI to warn about)."""
+    """Selectors in ``settings`` that name no rule."""
     seen: list[str] = []
     groups: list[Iterable[str]] = [
         getattr(settings, "select", ()) or (),
@@ -217,34 +258,15 @@ def unknown_selectors(settings: Any) -> list[str]:
     return seen
 
 
-def path_matches(path: str | None, pattern: str) -> bool:
-    """Whether a file path matches a per-file-ignores glob.
+def path_matches(path: str | None, pattern: str, base: str | None = None) -> bool:
+    """Whether a file path matches a per-file-ignores glob: gitignore-style,
+    anchored at ``base`` (the configuration file's directory; None = the
+    current directory), like every path pattern of the configuration (see
+    :mod:`chunkseam.globs`): ``docs/legacy/`` covers ``BASE/docs/legacy/**``,
+    ``*.md`` and ``CHANGELOG.md`` match at any depth."""
+    from .. import globs
 
-    A pattern matches the full path (``fnmatch``, ``*`` crossing ``/``), or the
-    path's tail (``docs/legacy/*.md`` matches ``/repo/docs/legacy/a.md``), or
-    the file name alone (``*.md``, ``CHANGELOG.md``).
-    """
-    if not path:
-        return False
-    p = path.replace("\\", "/")
-    pat = pattern.replace("\\", "/")
-    if pat.startswith("./"):
-        pat = pat[2:]
-    if fnmatch.fnmatch(p, pat):
-        return True
-    if "/" not in pat.strip("/"):
-        return fnmatch.fnmatch(PurePosixPath(p).name, pat.strip("/"))
-    pure = PurePosixPath(p)
-    try:
-        if pure.match(pat.rstrip("/")):
-            return True
-    except ValueError:
-        return False
-    # a directory pattern ("docs/legacy/" or "docs/legacy") covers its files
-    base = pat.rstrip("/").rstrip("*").rstrip("/")
-    if base and not any(ch in base for ch in "*?["):
-        return ("/" + base + "/") in ("/" + p.lstrip("/")) or p.startswith(base + "/")
-    return False
+    return globs.matches(path, pattern, base)
 
 
 def _decide(code: str, selected: list[tuple[int, bool]]) -> bool | None:
@@ -273,14 +295,14 @@ def resolve_selection(settings: Any = None, path: str | None = None) -> dict[str
     severity = dict(getattr(settings, "severity", {}) or {})
     per_file = dict(getattr(settings, "per_file_ignores", {}) or {})
     return dict(_resolve(select, extend, ignore, tuple(sorted(severity.items())),
-                         _file_ignores(per_file, path)))
+                         _file_ignores(per_file, path, getattr(settings, "config_root", None))))
 
 
-def _file_ignores(per_file: dict[str, Iterable[str]], path: str | None) -> tuple[str, ...]:
+def _file_ignores(per_file: dict[str, Iterable[str]], path: str | None, base: str | None = None) -> tuple[str, ...]:
     out: list[str] = []
     if path:
         for pattern, rules in per_file.items():
-            if path_matches(path, pattern):
+            if path_matches(path, pattern, base):
                 out.extend(rules)
     return tuple(out)
 

@@ -10,8 +10,16 @@ Markdown (and plain text):
 * ``<!-- chunkseam-disable-next-line CS004 -->`` — issues whose range starts
   on the line after the comment, or whose cut lies on it (a cut at the very
   start of a line also counts as on the line before it).
+* ``<!-- chunkseam-disable-line CS002 -->`` — issues whose range starts on
+  the comment's own line, or whose cut lies on it (markdownlint's
+  ``disable-line``).
 * ``<!-- chunkseam-disable-file -->`` / ``<!-- chunkseam-disable-file CS002 -->``
   — the whole file.
+
+reStructuredText (and other plain text): the same verbs as comment lines,
+``.. chunkseam-disable CS002``, ``.. chunkseam-enable``,
+``.. chunkseam-disable-next-line CS004``, ``.. chunkseam-disable-file``; a
+comment line stands alone, so ``disable-line`` there covers its own line only.
 
 Python: ``# chunkseam: ignore[CS201]`` (or bare ``# chunkseam: ignore``) in
 a comment covers issues whose range starts on that line or whose cut lies on
@@ -43,7 +51,11 @@ from .base import code_spans
 from .registry import RULES, _match
 
 _MD_COMMENT = re.compile(
-    r"<!--[ \t]*chunkseam-(disable-next-line|disable-file|disable|enable)\b(.*?)-->", re.S)
+    r"<!--[ \t]*chunkseam-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*?)-->", re.S)
+#: a reStructuredText comment line: ``.. chunkseam-disable CS002``
+_RST_COMMENT = re.compile(
+    r"^[ \t]*\.\.[ \t]+chunkseam-(disable-next-line|disable-line|disable-file|disable|enable)\b([^\r\n]*)$",
+    re.M)
 _PY_COMMENT = re.compile(
     r"#[ \t]*chunkseam:[ \t]*(ignore-file|disable-file|ignore)\b(?:[ \t]*\[([^\]]*)\])?")
 _SPLIT = re.compile(r"[\s,]+")
@@ -111,7 +123,10 @@ def parse(doc: Document) -> list[Suppression]:
         return []
     out: list[Suppression] = []
     open_regions: list[Suppression] = []
-    for m in _MD_COMMENT.finditer(text):
+    found = list(_MD_COMMENT.finditer(text))
+    if doc.kind == "text":
+        found = sorted(found + list(_RST_COMMENT.finditer(text)), key=lambda m: m.start())
+    for m in found:
         if _in_code(doc, m.start()):
             continue
         verb = m.group(1)
@@ -125,13 +140,15 @@ def parse(doc: Document) -> list[Suppression]:
                     open_regions.remove(r)
             out.append(Suppression("enable", m.start(), m.end(), names, codes, unknown))
             continue
-        s = Suppression({"disable": "disable", "disable-next-line": "next-line",
+        s = Suppression({"disable": "disable", "disable-next-line": "next-line", "disable-line": "line",
                          "disable-file": "file"}[verb], m.start(), m.end(), names, codes, unknown)
         if verb == "disable":
             s.region = (m.end(), len(text))
             open_regions.append(s)
         elif verb == "disable-next-line":
             s.line = doc.line_of(m.end()) + 1
+        elif verb == "disable-line":
+            s.line = doc.line_of(m.start())
         out.append(s)
     return out
 

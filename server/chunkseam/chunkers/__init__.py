@@ -9,8 +9,8 @@ looks one up by name and :func:`route` picks one for a file.
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
+import threading
 from typing import Any, Callable, Protocol
 
 from ..chunk import Chunk
@@ -29,8 +29,14 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline")
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline",
+                    # pipeline-library adapters (each library imported only when used)
+                    "llamaindex", "chonkie", "semchunk", "text_splitter", "haystack")
 _loaded = False
+# Held while the built-in strategies are imported, so that a thread never sees
+# a half-filled registry; re-entrant because a strategy module may itself ask
+# for another chunker while it is being imported (pipeline).
+_load_lock = threading.RLock()
 
 
 def register(chunker: Chunker) -> Chunker:
@@ -44,21 +50,40 @@ def register(chunker: Chunker) -> Chunker:
 
 
 def _load_builtins() -> None:
+    """Import every built-in strategy once; ``_loaded`` is set only after all
+    of them registered, and other threads wait on the lock until then."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for mod in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as exc:  # a strategy not written yet
-            if exc.name != f"{__name__}.{mod}":
-                raise
+    with _load_lock:
+        if _loaded:
+            return
+        for mod in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(f"{__name__}.{mod}")
+            except ModuleNotFoundError as exc:  # a strategy not written yet
+                if exc.name != f"{__name__}.{mod}":
+                    raise
+        _loaded = True
 
 
 def names() -> list[str]:
     _load_builtins()
     return sorted(_REGISTRY)
+
+
+def unavailable(name: str) -> str | None:
+    """Why the registered chunker ``name`` cannot run in this installation (a
+    library-backed strategy whose library is not installed), or None."""
+    _load_builtins()
+    chunker = _REGISTRY.get(name)
+    check = getattr(chunker, "unavailable", None)
+    return check() if callable(check) else None
+
+
+def describe_all() -> list[tuple[str, str, str | None]]:
+    """(name, description, why unavailable or None) of every registered chunker."""
+    return [(n, getattr(_REGISTRY[n], "description", ""), unavailable(n)) for n in names()]
 
 
 def get(name: str) -> Chunker:
@@ -74,17 +99,25 @@ def get(name: str) -> Chunker:
 _KIND_DEFAULT = {"markdown": "markdown", "python": "code", "code": "code", "text": "sentence"}
 
 
-def route(doc: Document, routes: dict[str, str] | None = None) -> str:
+def route(doc: Document, routes: dict[str, str] | None = None, base: str | None = None) -> str:
     """The chunker name for a document: the first matching glob of ``routes``
-    (user routes first, then the defaults), else by document kind."""
+    (user routes first, then the defaults), else by document kind. Globs are
+    gitignore-style, anchored at ``base`` (see :mod:`chunkseam.globs`)."""
+    return explain_route(doc.path, doc.kind, routes, base)[0]
+
+
+def explain_route(path: str | None, kind: str, routes: dict[str, str] | None = None,
+                  base: str | None = None) -> tuple[str, str]:
+    """(chunker name, why) for a document at ``path`` of ``kind``: the first
+    matching glob of the user's ``routes``, then of the built-in routes, else
+    the default for the document kind."""
+    from .. import globs
     from ..settings import DEFAULT_ROUTES
 
-    if doc.path:
-        from pathlib import PurePath
-
-        name = PurePath(doc.path).name
-        for table in (routes or {}, DEFAULT_ROUTES):
-            for pattern, chunker in table.items():
-                if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(doc.path, pattern):
-                    return chunker
-    return _KIND_DEFAULT.get(doc.kind, "sentence")
+    if path:
+        for table, label in ((routes or {}, "chunkers"), (DEFAULT_ROUTES, "built-in route")):
+            pattern = globs.first_match(path, table, base)
+            if pattern is not None:
+                return table[pattern], f"{label} {pattern!r}"
+    chunker = _KIND_DEFAULT.get(kind, "sentence")
+    return chunker, f"default for {kind} documents"

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
+from array import array
 from typing import Any, Callable
 
 from ..chunk import Chunk
@@ -86,28 +86,21 @@ def _token_byte_lengths(encoding: Any) -> tuple[int, ...]:
     return tuple(lengths)
 
 
-def _byte_to_char(data: bytes, boundaries: list[int]) -> dict[int, int]:
-    """Character offset of each byte boundary, snapped back to a character start."""
-    mapping: dict[int, int] = {}
-    prev_byte = 0
-    prev_char = 0
-    for b in sorted(set(boundaries)):
-        snapped = b
-        while 0 < snapped < len(data) and (data[snapped] & 0xC0) == 0x80:
-            snapped -= 1
-        if snapped < prev_byte:  # two boundaries inside the same character
-            snapped = prev_byte
-        prev_char += len(data[prev_byte:snapped].decode("utf-8", "surrogatepass"))
-        prev_byte = snapped
-        mapping[b] = prev_char
-    return mapping
+#: tokens per block of the cumulative byte offsets kept by :class:`_TokenText`
+_BLOCK = 256
 
 
 class _TokenText:
     """The text encoded once: token windows as character spans, and exact
-    token counts of those spans without encoding each one again."""
+    token counts of those spans without encoding each one again.
 
-    def __init__(self, text: str, sizer: Sizer, encoding: Any) -> None:
+    Tokens are kept as their UTF-8 byte lengths (``lens``) with the byte
+    offset of every :data:`_BLOCK`-th token (``blocks``), so an edit splices
+    the lengths around it (see ``resync.token_text``) instead of rebuilding a
+    running total over the whole text."""
+
+    def __init__(self, text: str, sizer: Sizer, encoding: Any,
+                 spliced: tuple[Any, int, Any] | None = None) -> None:
         self.text = text
         self.count = sizer.count
         try:
@@ -120,40 +113,113 @@ class _TokenText:
             plain = _SURROGATE.sub("\ufffd", text)
             data = plain.encode("utf-8")
             surrogates = True
-        self.data = data
         self.ascii = len(data) == len(text)
-        tokens = encoding.encode_ordinary(plain) if text else []
-        self.n_tokens = len(tokens)
-        table = _token_byte_lengths(encoding)
-        self.cumulative = [0, *itertools.accumulate(map(table.__getitem__, tokens))]
+        self.surrogates = surrogates
+        if spliced is None or surrogates:
+            tokens = encoding.encode_ordinary(plain) if text else []
+            table = _token_byte_lengths(encoding)
+            self.lens = array("H", map(table.__getitem__, tokens))
+            self.blocks = _blocks(self.lens, 0, [0])
+        else:
+            # (lengths, first changed token, the previous version's blocks)
+            self.lens, changed, old_blocks = spliced
+            self.blocks = _blocks(self.lens, changed // _BLOCK, old_blocks)
+        self.n_tokens = len(self.lens)
         # counting spans from the whole-text tokens needs the stable-boundary
         # property of the pre-tokenizer, and the same text tiktoken encodes
         self.fast = not surrogates and stable_boundaries_apply(sizer)
         self._multibyte: list[int] = []
         self._extra: list[int] = [0]
-        if self.fast and not self.ascii:
-            for m in _MULTIBYTE.finditer(text):
-                self._multibyte.append(m.start())
-                self._extra.append(self._extra[-1] + len(m.group().encode("utf-8")) - 1)
+        self._mb_bytes: list[int] = []
+        if not self.ascii:
+            mb, extra, at = self._multibyte, self._extra, self._mb_bytes
+            for m in _MULTIBYTE.finditer(plain):
+                c = m.start()
+                mb.append(c)
+                at.append(c + extra[-1])
+                extra.append(extra[-1] + len(m.group().encode("utf-8")) - 1)
+
+    def offset(self, k: int) -> int:
+        """Byte offset of token ``k`` (``n_tokens``: the end)."""
+        q = k // _BLOCK
+        base = q * _BLOCK
+        return self.blocks[q] + (sum(self.lens[base:k]) if k > base else 0)
+
+    def token_at(self, x: int, hint: int | None = None) -> int:
+        """The token starting at byte ``x`` (-1: none does), searched from
+        token ``hint`` when that one starts a little before ``x``."""
+        pos = -1
+        if hint is not None:
+            k = hint
+            pos = self.offset(k)
+        if pos < 0 or pos > x or x - pos > 4096:
+            q = bisect.bisect_right(self.blocks, x) - 1
+            if q < 0:
+                return -1
+            k = q * _BLOCK
+            pos = self.blocks[q]
+        lens = self.lens
+        n = len(lens)
+        while pos < x and k < n:
+            pos += lens[k]
+            k += 1
+        return k if pos == x else -1
+
+    def token_before(self, x: int, hint: int) -> int:
+        """The token starting at byte ``x`` (-1: none does), searched back from
+        token ``hint`` (which starts at or after ``x``, not far)."""
+        k = hint
+        pos = self.offset(k)
+        if pos < x or pos - x > 4096:
+            return self.token_at(x)
+        lens = self.lens
+        while pos > x and k > 0:
+            k -= 1
+            pos -= lens[k]
+        return k if pos == x else -1
+
+    def char_of(self, x: int) -> int:
+        """The character offset of byte ``x``, snapped back to a character start."""
+        if self.ascii:
+            return x
+        i = bisect.bisect_right(self._mb_bytes, x) - 1
+        if i < 0:
+            return x
+        extra = self._extra
+        if x < self._mb_bytes[i] + extra[i + 1] - extra[i] + 1:
+            return self._multibyte[i]
+        return x - extra[i + 1]
 
     def windows(self, size: int, step: int) -> list[tuple[int, int]]:
         """Character spans of windows of ``size`` tokens stepping ``step``."""
-        cumulative = self.cumulative
+        return [(self.char_of(x), self.char_of(y)) for x, y, _a, _b in self.token_windows(size, step)]
+
+    def token_windows(self, size: int, step: int) -> list[tuple[int, int, int, int]]:
+        """Windows of ``size`` tokens stepping ``step``: ``(start byte, end byte,
+        first token, end token)``."""
         spans = _windows(self.n_tokens, size, step)
-        if self.ascii:  # bytes are characters
-            return [(cumulative[a], cumulative[b]) for a, b in spans]
-        wanted = [cumulative[a] for a, _ in spans] + [cumulative[b] for _, b in spans]
-        mapping = _byte_to_char(self.data, wanted)
-        return [(mapping[cumulative[a]], mapping[cumulative[b]]) for a, b in spans]
+        lens = self.lens
+        out = []
+        k = 0
+        pos = 0
+        for a, b in spans:
+            if a > k:  # starts are increasing
+                pos += sum(lens[k:a])
+                k = a
+            out.append((pos, pos + sum(lens[a:b]), a, b))
+        return out
 
     def _byte(self, q: int) -> int:
         if self.ascii:
             return q
         return q + self._extra[bisect.bisect_left(self._multibyte, q)]
 
-    def span_count(self, a: int, b: int) -> int:
+    def span_count(self, a: int, b: int, first_token: int | None = None,
+                   end_token: int | None = None) -> int:
         """``count(text[a:b])``: the whole-text tokens between the first and the
-        last stable boundary of the span, plus its two ends counted alone."""
+        last stable boundary of the span, plus its two ends counted alone
+        (``first_token``/``end_token``: tokens starting at or before ``a`` / at
+        or after ``b``, where the search for those boundaries' tokens starts)."""
         text = self.text
         count = self.count
         if self.fast and b - a > 64:
@@ -164,16 +230,30 @@ class _TokenText:
                     STABLE_BOUNDARY_LAST.match(text, h - 1, b)
                 )
                 t = last.end() if last is not None else h
-                cumulative = self.cumulative
-                bh, bt = self._byte(h), self._byte(t)
-                ih = bisect.bisect_left(cumulative, bh)
-                it = bisect.bisect_left(cumulative, bt)
-                if (
-                    ih < len(cumulative) and cumulative[ih] == bh
-                    and it < len(cumulative) and cumulative[it] == bt
-                ):
+                ih = self.token_at(self._byte(h), first_token)
+                if ih < 0:
+                    it = -1
+                elif end_token is not None:
+                    it = self.token_before(self._byte(t), end_token)
+                else:
+                    it = self.token_at(self._byte(t), ih)
+                if ih >= 0 and it >= 0:
                     return count(text[a:h]) + (it - ih) + count(text[t:b])
         return count(text[a:b])
+
+
+def _blocks(lens: Any, q: int, old: list[int]) -> list[int]:
+    """Byte offsets of tokens ``0, _BLOCK, 2 * _BLOCK …`` (and the end), the
+    first ``q + 1`` taken from ``old``."""
+    blocks = old[: q + 1] if q < len(old) else None
+    if not blocks:
+        blocks, q = [0], 0
+    pos = blocks[-1]
+    n = len(lens)
+    for base in range(len(blocks) * _BLOCK - _BLOCK, n, _BLOCK):
+        pos += sum(lens[base:base + _BLOCK])
+        blocks.append(pos)
+    return blocks
 
 
 def token_windows(text: str, encoding: Any, size: int, step: int) -> list[tuple[int, int]]:
@@ -201,9 +281,16 @@ class FixedChunker:
         if sizer.unit == "chars":
             spans = _windows(len(text), size, step)
         elif encoding is not None:
-            encoded = _TokenText(text, sizer, encoding)
-            spans = encoded.windows(size, step)
-            count = encoded.span_count
+            from .resync import token_text
+
+            encoded = token_text(doc, sizer, encoding)
+            windows = encoded.token_windows(size, step)
+            char_of = encoded.char_of
+            spans = [(char_of(x), char_of(y)) for x, y, _a, _b in windows]
+            tokens_of = {span: w[2:] for span, w in zip(spans, windows)}
+
+            def count(a: int, b: int) -> int:
+                return encoded.span_count(a, b, *tokens_of.get((a, b), ()))
         else:
             # a sizer without an encoding (approximate counts): windows of the
             # characters-per-unit ratio of the whole text

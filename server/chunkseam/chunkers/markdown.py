@@ -62,7 +62,6 @@ Options: none (unknown options, meant for other strategies, are ignored).
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 from threading import Lock
@@ -73,6 +72,7 @@ from ..chunk import Chunk
 from ..document import Document
 from ..structure import Block, Structure, structure
 from ..tokens import Sizer, memo_count
+from ..cache import ByteLRU
 from . import register
 
 name = "markdown"
@@ -547,35 +547,26 @@ def sections(st: Structure) -> list[tuple[list[Block], tuple[str, ...]]]:
 # and an edit re-chunks only the section it touches. tests/test_incremental.py
 # checks that cached and fresh chunks are identical over random edits.
 
-#: sections kept per sizer (least recently used go first)
-SECTION_CACHE_ENTRIES = 32768
+#: estimated bytes of the section chunk spans kept per sizer (least recently
+#: used go first; see :mod:`chunkseam.cache`)
+SECTION_CACHE_BYTES = 12 * 1024 * 1024
 
 
 class _SectionCache:
-    __slots__ = ("data", "lock")
+    __slots__ = ("lru", "__weakref__")
 
     def __init__(self) -> None:
-        self.data: OrderedDict[tuple, tuple[tuple[int, int, int], ...]] = OrderedDict()
-        self.lock = Lock()
+        self.lru = ByteLRU("markdown sections", SECTION_CACHE_BYTES)
 
     def get(self, key: tuple) -> tuple[tuple[int, int, int], ...] | None:
-        with self.lock:
-            hit = self.data.get(key)
-            if hit is not None:
-                self.data.move_to_end(key)
-            return hit
+        return self.lru.get(key)
 
     def put(self, key: tuple, value: tuple[tuple[int, int, int], ...]) -> None:
-        with self.lock:
-            if key in self.data:
-                return
-            self.data[key] = value
-            if len(self.data) > SECTION_CACHE_ENTRIES:
-                self.data.popitem(last=False)
+        # the key holds serials (shared), two ints and the shared params
+        self.lru.put(key, value, 200 + 8 * len(key[0][0]) + 100 * len(value))
 
     def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
+        self.lru.clear()
 
 
 _PARAM_KEYS: dict[tuple, tuple] = {}

@@ -205,7 +205,9 @@ def _build(cls: type, splitter: str, sizer: Sizer, size: int, overlap: int,
 
 def _from_tiktoken(cls: type, encoding: Any, size: int, overlap: int,
                    kwargs: dict[str, Any], extra: dict[str, Any]) -> Any:
-    import tiktoken
+    from ..tokens import import_tiktoken
+
+    tiktoken = import_tiktoken()
 
     enc_name = encoding.name
     with _patch_lock:
@@ -267,7 +269,7 @@ def _token_floor(sizer: Sizer, text: str, start: int, end: int, budget: int) -> 
 
 
 def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
-           splitter: str = DEFAULT_SPLITTER) -> list[tuple[int, int]]:
+           splitter: str = DEFAULT_SPLITTER, label: str = "langchain") -> list[tuple[int, int]]:
     """The spans of ``pieces`` (chunk texts, in order) in ``text`` by tracked search.
 
     Chunk ``i`` is never looked for before chunk ``i - 1``'s start. LangChain's
@@ -301,11 +303,13 @@ def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
             prev_start = prev[0] if prev else 0
             where = "in the document" if text.find(pieces[i]) < 0 else (
                 f"at or after the previous chunk's start (offset {prev_start})")
+            why = ("the splitter re-joined pieces with text that is not in the document, e.g. "
+                   "keep_separator = false over a run of separators") if label == "langchain" else (
+                   "the library rewrote its text")
             raise ValueError(
-                f"langchain: chunk {i} of {splitter} is not a span of the source: "
-                f"its text {_preview(pieces[i])} does not occur {where} (the splitter re-joined "
-                "pieces with text that is not in the document, e.g. keep_separator = false "
-                "over a run of separators); chunkseam cannot give it true offsets"
+                f"{label}: chunk {i} of {splitter} is not a span of the source: "
+                f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
+                "chunkseam cannot give it true offsets"
             )
         spans.append((found, found + len(pieces[i])))
         i += 1
@@ -366,7 +370,27 @@ def _preview(s: str, n: int = 60) -> str:
     return repr(s if len(s) <= n else s[: n - 1] + "…")
 
 
-def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, size: int,
+def _plain_recursive(splitter: Any) -> bool:
+    """Is ``splitter`` a RecursiveCharacterTextSplitter (or a subclass that
+    only sets its separators), whose algorithm ``recursive`` follows?"""
+    base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
+    if base is None or not isinstance(splitter, base):
+        return False
+    cls = type(splitter)
+    return all(getattr(cls, m, None) is getattr(base, m, None)
+               for m in ("split_text", "_split_text", "_merge_splits", "_join_docs"))
+
+
+def _recursive_options(splitter: Any) -> dict[str, Any]:
+    return {
+        "separators": tuple(splitter._separators),
+        "keep_separator": splitter._keep_separator,
+        "strip_whitespace": splitter._strip_whitespace,
+        "is_separator_regex": splitter._is_separator_regex,
+    }
+
+
+def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
                      overlap: int) -> list[tuple[int, int]] | None:
     """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
     subclasses): the spans of chunkseam's own ``recursive`` run with the
@@ -377,19 +401,15 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
     base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
     if base is None or not isinstance(splitter, base):
         return None
+    text = doc.text
     try:
-        from .recursive import recursive_spans
+        from .recursive import recursive_chunks
 
-        options = {
-            "separators": list(splitter._separators),
-            "keep_separator": splitter._keep_separator,
-            "strip_whitespace": splitter._strip_whitespace,
-            "is_separator_regex": splitter._is_separator_regex,
-        }
-        found, _ = recursive_spans(text, sizer, size=size, overlap=overlap, **options)
+        run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+                               **_recursive_options(splitter))
     except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
         return None
-    spans = [(start, end) for start, end, _ in found]
+    spans = [(start, end) for _step, start, end, _t in run.emits]
     if len(spans) != len(pieces) or any(
         text[a:b] != piece for (a, b), piece in zip(spans, pieces)
     ):
@@ -397,9 +417,35 @@ def _recursive_spans(splitter: Any, text: str, pieces: list[str], sizer: Sizer, 
     return spans
 
 
+def _probe_separators(splitter: Any, text: str) -> None:
+    """LangChain matches regular expression separators with Python's ``re``,
+    which cannot be interrupted: each one is first run over the text with the
+    ``regex`` engine under the analysis' time budget, so that a backtracking
+    pattern is abandoned here with a clear message rather than hanging inside
+    LangChain."""
+    if text and getattr(splitter, "_is_separator_regex", False):
+        from .recursive import _bounds
+
+        for sep in getattr(splitter, "_separators", None) or ():
+            if sep:
+                _bounds(sep, True, text)
+
+
 class LangChainChunker:
     name = name
     description = description
+    #: the extra that provides the library this strategy runs
+    extra = "langchain"
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None."""
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(MODULE) is not None
+        except (ImportError, ValueError):
+            found = False
+        return None if found else MISSING
 
     def chunk(
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
@@ -409,20 +455,41 @@ class LangChainChunker:
             splitter_name = DEFAULT_SPLITTER
         splitter = get_splitter(sizer, size=size, overlap=overlap, **options)
         text = doc.text
-        pieces = splitter.split_text(text) if text else []
-        spans = _recursive_spans(splitter, text, pieces, sizer, size, overlap)
-        if spans is None:
-            spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
-        chunks: list[Chunk] = []
-        for i, (start, end) in enumerate(spans):
-            tokens = sizer.count(text[start:end])
-            chunks.append(
-                Chunk(
-                    start, end, i, source=text, tokens=tokens, strategy=name,
-                    oversize=tokens > size, meta={"splitter": splitter_name},
-                )
-            )
-        return chunks
+        _probe_separators(splitter, text)
+        meta = {"splitter": splitter_name}
+        # a RecursiveCharacterTextSplitter is re-run only around an edit (see
+        # chunkers/resync.py); the result is kept for the next version
+        from .resync import langchain_key, langchain_update
+
+        key = langchain_key(splitter, sizer)
+        kept = doc.memoised(key)
+        if kept is None and text and _plain_recursive(splitter):
+            try:
+                kept = langchain_update(doc, splitter, sizer, size, overlap,
+                                        _recursive_options(splitter))
+            except (AttributeError, TypeError, ValueError):
+                kept = None
+        if kept is None:
+            pieces = splitter.split_text(text) if text else []
+            spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
+            verified = spans is not None and _plain_recursive(splitter)
+            if spans is None:
+                spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+            kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
+            if not verified:
+                return self._chunks(text, kept, size, meta)
+        result = kept
+        doc.memo(key, lambda: result)
+        return self._chunks(text, kept, size, meta)
+
+    @staticmethod
+    def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
+                meta: dict[str, Any]) -> list[Chunk]:
+        return [
+            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                  oversize=tokens > size, meta=dict(meta))
+            for i, (start, end, tokens) in enumerate(spans)
+        ]
 
 
 register(LangChainChunker())

@@ -60,6 +60,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
+from .. import budget
 from ..chunk import Chunk
 from ..document import Document
 from ..tokens import Sizer, TokenSizer, memo_count
@@ -144,16 +145,49 @@ def separators_for_language(language: Any) -> tuple[str, ...]:
         ) from None
 
 
-_compiled: dict[str, re.Pattern[str]] = {}
+_compiled: dict[str, Any] = {}
 
 
-def _pattern(separator: str, is_regex: bool) -> re.Pattern[str]:
+def _pattern(separator: str, is_regex: bool) -> Any:
+    """The compiled separator: a literal with ``re``; a regular expression with
+    the ``regex`` engine (``re``-compatible), whose matching takes a timeout —
+    a separator such as ``(a+)+$`` from a configuration file backtracks for
+    hours, and Python's ``re`` cannot be interrupted."""
     key = separator if is_regex else "\0lit\0" + separator
     pat = _compiled.get(key)
     if pat is None:
-        pat = re.compile(separator if is_regex else re.escape(separator))
+        if is_regex:
+            import regex
+
+            pat = regex.compile(separator)
+        else:
+            pat = re.compile(re.escape(separator))
         _compiled[key] = pat
     return pat
+
+
+def _timed_out(pat: Any) -> budget.BudgetExceeded:
+    return budget.timed_out(f"the regular expression separator {pat.pattern[:60]!r}")
+
+
+def _search(separator: str, is_regex: bool, text: str) -> Any:
+    pat = _pattern(separator, is_regex)
+    if not is_regex:
+        return pat.search(text)
+    try:
+        return pat.search(text, timeout=budget.remaining())
+    except TimeoutError:
+        raise _timed_out(pat) from None
+
+
+def _bounds(separator: str, is_regex: bool, text: str) -> list[tuple[int, int]]:
+    pat = _pattern(separator, is_regex)
+    if not is_regex:
+        return [(m.start(), m.end()) for m in pat.finditer(text)]
+    try:
+        return [(m.start(), m.end()) for m in pat.finditer(text, timeout=budget.remaining())]
+    except TimeoutError:
+        raise _timed_out(pat) from None
 
 
 def split_spans(
@@ -163,7 +197,7 @@ def split_spans(
     offsets into ``text`` (LangChain's ``_split_text_with_regex``, as spans)."""
     if not separator:
         return [(i, i + 1) for i in range(len(text))]
-    bounds = [(m.start(), m.end()) for m in _pattern(separator, is_regex).finditer(text)]
+    bounds = _bounds(separator, is_regex, text)
     if not bounds:
         return [(0, len(text))] if text else []
     spans: list[tuple[int, int]] = []
@@ -218,6 +252,7 @@ class _Run:
         self.spans: list[tuple[int, int, Any]] = []
 
     def split(self, lo: int, hi: int, separators: Sequence[str]) -> None:
+        budget.check("recursive splitting")
         segment = self.text[lo:hi]
         separator = separators[-1]
         rest: Sequence[str] = ()
@@ -225,7 +260,7 @@ class _Run:
             if not sep:
                 separator = sep
                 break
-            if _pattern(sep, self.regex).search(segment):
+            if _search(sep, self.regex, segment):
                 separator = sep
                 rest = separators[i + 1 :]
                 break
@@ -234,7 +269,9 @@ class _Run:
         measure = self.measure
         size = self.size
         good: list[tuple[int, int, int]] = []
-        for a, b in pieces:
+        for k, (a, b) in enumerate(pieces):
+            if not k & 4095:
+                budget.check("recursive splitting")
             n = measure(segment[a:b])
             if n < size:
                 good.append((lo + a, lo + b, n))
@@ -281,6 +318,9 @@ class _Run:
             end -= right
         if start < end:
             self.spans.append((start, end, (pieces, i, j)))
+            if not len(self.spans) & 4095:
+                budget.check_chunks(len(self.spans))
+                budget.check("recursive splitting")
 
 
 #: tiktoken pre-tokenizer patterns for which :class:`SpanCounter` is exact
@@ -477,10 +517,12 @@ def _options(options: dict[str, Any]) -> tuple[tuple[str, ...], bool | str, bool
     if not isinstance(strip, bool):
         raise ValueError(f"recursive: `strip_whitespace` must be true or false, got {strip!r}")
     if is_regex:
+        import regex
+
         for sep in separators:
             try:
-                re.compile(sep)
-            except re.error as exc:
+                regex.compile(sep)
+            except (regex.error, re.error) as exc:
                 raise ValueError(
                     f"recursive: separator {sep!r} is not a valid regex: {exc}"
                 ) from None
@@ -529,6 +571,52 @@ def recursive_spans(
     return run.spans, measure
 
 
+def run_key(sizer: Sizer, size: int, overlap: int, options: dict[str, Any]) -> tuple | None:
+    """The key a document keeps its ``recursive`` run under (None: not kept)."""
+    try:
+        key = ("recursive", sizer, size, overlap, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError:  # unhashable options or sizer: no reuse
+        return None
+    return key
+
+
+def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
+                     previous: tuple | None = None, **options: Any) -> Any:
+    """The top-level run (:class:`chunkseam.chunkers.resync.RecursiveRun`) of
+    ``recursive`` over ``doc``, updated from the run of the document it was
+    edited from when that one is still known (see :mod:`.resync`), or from
+    ``previous`` (``(run, start, end, inserted)``) when given."""
+    from .resync import find_previous, recursive_run
+
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise ValueError(f"recursive: size must be a positive integer, got {size!r}")
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 0:
+        raise ValueError(f"recursive: overlap must be a non-negative integer, got {overlap!r}")
+    if overlap > size:
+        raise ValueError(f"recursive: overlap ({overlap}) must not be larger than size ({size})")
+    separators, keep, strip, is_regex = _options(options)
+    key = run_key(sizer, size, overlap, options)
+    if key is not None and previous is None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    measure = _measurer(sizer)
+    run = _Run(text, size, overlap, keep, strip, is_regex, measure)
+    counter = None if measure is len else SpanCounter(text, sizer, measure)
+    if previous is None and key is not None:
+        previous = find_previous(doc, key)
+    if previous is not None:
+        old, a, b, ins = previous
+        top = recursive_run(text, run, separators, counter, old, (a, b, ins))
+    else:
+        top = recursive_run(text, run, separators, counter)
+    if key is not None:
+        doc.memo(key, lambda: top)
+    return top
+
+
 class RecursiveChunker:
     name = name
     description = description
@@ -537,29 +625,12 @@ class RecursiveChunker:
         self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
     ) -> list[Chunk]:
         text = doc.text
-        spans, measure = recursive_spans(text, sizer, size=size, overlap=overlap, **options)
-        counter = SpanCounter(text, sizer, measure)
-        chunks: list[Chunk] = []
-        for i, (start, end, group) in enumerate(spans):
-            if measure is len:
-                tokens = end - start
-            elif isinstance(group, int):
-                tokens = group  # a raw piece: already counted
-            else:
-                pieces, a, b = group
-                tokens = counter.span(start, end, pieces[a:b])
-            chunks.append(
-                Chunk(
-                    start,
-                    end,
-                    i,
-                    source=text,
-                    tokens=tokens,
-                    strategy=name,
-                    oversize=tokens > size,
-                )
-            )
-        return chunks
+        top = recursive_chunks(doc, sizer, size=size, overlap=overlap, **options)
+        return [
+            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                  oversize=tokens > size)
+            for i, (_step, start, end, tokens) in enumerate(top.emits)
+        ]
 
 
 register(RecursiveChunker())

@@ -78,22 +78,30 @@ def _window_end(text: str, start: int, end: int) -> int:
     return m.end() if m else end
 
 
+def paragraph_sentences(text: str, p_start: int, p_end: int) -> list[tuple[int, int]]:
+    """The sentences of the paragraph ``text[p_start:p_end]`` (absolute spans);
+    they depend on the paragraph's text only."""
+    out: list[tuple[int, int]] = []
+    pos = p_start
+    while pos < p_end:
+        stop = _window_end(text, pos, p_end)
+        piece = text[pos:stop]
+        core = piece.strip()
+        if len(core) > WINDOW and not _SPACE.search(core):
+            # one run of non-space characters: one sentence, no pysbd
+            lead = len(piece) - len(piece.lstrip())
+            out.append((pos + lead, pos + lead + len(core)))
+        else:
+            out.extend((pos + a, pos + b) for a, b in segment(piece))
+        pos = stop
+    return out
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Every sentence of ``text`` as ``(start, end)`` (trailing space excluded)."""
     out: list[tuple[int, int]] = []
     for p_start, p_end in paragraphs(text):
-        pos = p_start
-        while pos < p_end:
-            stop = _window_end(text, pos, p_end)
-            piece = text[pos:stop]
-            core = piece.strip()
-            if len(core) > WINDOW and not _SPACE.search(core):
-                # one run of non-space characters: one sentence, no pysbd
-                lead = len(piece) - len(piece.lstrip())
-                out.append((pos + lead, pos + lead + len(core)))
-            else:
-                out.extend((pos + a, pos + b) for a, b in segment(piece))
-            pos = stop
+        out.extend(paragraph_sentences(text, p_start, p_end))
     return out
 
 
@@ -104,6 +112,10 @@ def _greedy(
     unit: Callable[[int], int],
     size: int,
     overlap: int,
+    *,
+    start: tuple[int, int] = (0, 0),
+    runs: list[tuple[int, int, int]] | None = None,
+    meet: Callable[[int, int], bool] | None = None,
 ) -> list[tuple[int, int, int]]:
     """Runs ``(i, j, units)`` of items ``i..j`` (inclusive) each fitting ``size``.
 
@@ -111,11 +123,17 @@ def _greedy(
     the size of item ``i`` alone and ``unit(m)`` the size item ``m`` adds
     (with the space before it), used to guess how far a run reaches before
     the guess is checked with ``exact``.
+
+    The state before a run is ``(i, floor)``: its first item and the item
+    after the run before it. ``start`` is the state to begin in, ``runs`` a
+    list to append to; ``meet(i, floor)``, asked before each run, stops the
+    walk when it answers true (see :mod:`chunkseam.chunkers.resync`).
     """
-    runs: list[tuple[int, int, int]] = []
-    i = 0
-    floor = 0  # first item after the run before the previous one
+    runs = [] if runs is None else runs
+    i, floor = start
     while i < n:
+        if meet is not None and meet(i, floor):
+            break
         current = first(i)
         j = i
         if current <= size:
@@ -161,64 +179,58 @@ class SentenceChunker:
                 f"sentence: overlap (in sentences) must be a non-negative integer, got {overlap!r}"
             )
         text = doc.text
-        spans = sentence_spans(text)
-        if not spans:
-            return []
-        n = len(spans)
-        if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
+        from .resync import sentence_run
 
-            def exact(i: int, j: int) -> int:
-                return spans[j][1] - spans[i][0]
+        run = sentence_run(doc, sizer, size, overlap)
+        return [
+            Chunk(run.spans[i][0], run.spans[j][1], k, source=text, tokens=tokens,
+                  strategy=name, oversize=tokens > size, meta={"sentences": j - i + 1})
+            for k, (i, j, tokens) in enumerate(run.runs)
+        ]
 
-            def first(i: int) -> int:
-                return spans[i][1] - spans[i][0]
 
-            def unit(m: int) -> int:
-                return spans[m][1] - spans[m - 1][1]
+def measures(text: str, spans: list[tuple[int, int]], sizer: Sizer) -> tuple[
+        Callable[[int, int], int], Callable[[int], int], Callable[[int], int]]:
+    """``exact``, ``first`` and ``unit`` of :func:`_greedy` for ``spans``."""
+    if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
 
-        else:
-            count = sizer.count
-            counter = SpanCounter(text, sizer, count)
-            alone: dict[int, int] = {}
-            joined: dict[int, int] = {}
+        def exact(i: int, j: int) -> int:
+            return spans[j][1] - spans[i][0]
 
-            def first(i: int) -> int:
-                c = alone.get(i)
-                if c is None:
-                    s, e = spans[i]
-                    c = alone[i] = count(text[s:e])
-                return c
+        def first(i: int) -> int:
+            return spans[i][1] - spans[i][0]
 
-            def unit(m: int) -> int:
-                # sentence m with the whitespace before it: how it sits in a chunk
-                c = joined.get(m)
-                if c is None:
-                    c = joined[m] = count(text[spans[m - 1][1] : spans[m][1]])
-                return c
+        def unit(m: int) -> int:
+            return spans[m][1] - spans[m - 1][1]
 
-            def exact(i: int, j: int) -> int:
-                if i == j:
-                    return first(i)
-                pieces = [(spans[i][0], spans[i][1], first(i))]
-                pieces.extend((spans[m - 1][1], spans[m][1], unit(m)) for m in range(i + 1, j + 1))
-                return counter.span(spans[i][0], spans[j][1], pieces)
+        return exact, first, unit
+    count = sizer.count
+    counter = SpanCounter(text, sizer, count)
+    alone: dict[int, int] = {}
+    joined: dict[int, int] = {}
 
-        chunks: list[Chunk] = []
-        for i, j, tokens in _greedy(n, exact, first, unit, size, overlap):
-            start, end = spans[i][0], spans[j][1]
-            chunks.append(
-                Chunk(
-                    start,
-                    end,
-                    len(chunks),
-                    source=text,
-                    tokens=tokens,
-                    strategy=name,
-                    oversize=tokens > size,
-                    meta={"sentences": j - i + 1},
-                )
-            )
-        return chunks
+    def first(i: int) -> int:
+        c = alone.get(i)
+        if c is None:
+            s, e = spans[i]
+            c = alone[i] = count(text[s:e])
+        return c
+
+    def unit(m: int) -> int:
+        # sentence m with the whitespace before it: how it sits in a chunk
+        c = joined.get(m)
+        if c is None:
+            c = joined[m] = count(text[spans[m - 1][1] : spans[m][1]])
+        return c
+
+    def exact(i: int, j: int) -> int:
+        if i == j:
+            return first(i)
+        pieces = [(spans[i][0], spans[i][1], first(i))]
+        pieces.extend((spans[m - 1][1], spans[m][1], unit(m)) for m in range(i + 1, j + 1))
+        return counter.span(spans[i][0], spans[j][1], pieces)
+
+    return exact, first, unit
 
 
 register(SentenceChunker())

@@ -2,11 +2,13 @@
 
 ``chunkseam/chunks`` — params ``{"textDocument": {"uri": …}}`` — answers::
 
-    {"uri", "version", "chunker", "unit", "size", "overlap", "error",
+    {"uri", "version", "chunker", "simulated" (which chunker, and where that setting came
+     from), "unit", "size", "overlap", "error",
      "chunks": [{"index", "range", "startOffset", "endOffset", "startLine", "endLine",
                  "tokens", "unit", "headingPath", "strategy", "oversize",
                  "overlapPrevious" (size of the overlap with the previous chunk),
-                 "overlapRange" (its range, or null), "issues", "title"}, …]}
+                 "overlapRange" (its range, or null), "issues" (the issues the chunk is
+                 charged with: each issue counts on one chunk), "title"}, …]}
 
 ``chunkseam/stats`` answers::
 
@@ -57,6 +59,7 @@ def _common(result: "Result") -> dict[str, Any]:
         "uri": result.uri,
         "version": result.version,
         "chunker": a.chunker if a is not None else None,
+        "simulated": result.simulated,
         "unit": result.unit,
         "size": getattr(s, "size", None),
         "overlap": getattr(s, "overlap", None),

@@ -25,7 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
 SOURCE = "chunkseam"
 INTERNAL_ERROR = "internal-error"
 TOO_MANY = "too-many-issues"
-RULES_URL = "https://github.com/chunkseam/chunkseam/blob/main/server/chunkseam/rules/{code}.md"
+from ..checks.registry import REPOSITORY_URL, RULE_DOC_PATH  # noqa: E402  one source of truth
+
+RULES_URL = f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH}"
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

@@ -1,8 +1,11 @@
 """Hover: the chunk(s) that contain the position, as the embedder sees them.
 
-Each chunk is shown in a fenced block — huge chunks are truncated in the
-middle so that both cut ends stay visible — with its size, heading path,
-neighbours and issues. On a diagnostic the rule's doc comes first.
+The chunk preview comes first: a fenced block — long chunks are truncated in
+the middle so that both cut ends stay visible — with its size, heading path
+and neighbours, and the chunk's other issues (each message once). On a
+diagnostic, one line per rule follows: its summary and a link to the full rule
+page. The diagnostic's own message is not repeated: the editor shows it with
+the hover already.
 """
 
 from __future__ import annotations
@@ -12,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .diagnostics import lsp_range, rule
+from .diagnostics import lsp_range, rule, rule_url
 from .view import SEP, heading_path, issues_of, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import Result
 
-MAX_LINES = 16
-MAX_CHARS = 1600
+MAX_LINES = 12
+MAX_CHARS = 900
 NEIGHBOUR_CHARS = 48
 _BACKTICKS = re.compile(r"`+")
 _LANG = {"markdown": "markdown", "python": "python"}
@@ -84,7 +87,7 @@ def neighbours(result: "Result", chunk: Any) -> list[str]:
     return out
 
 
-def describe_chunk(result: "Result", chunk: Any) -> str:
+def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
     doc = result.doc
     n = len(result.chunks)
     first = doc.line_of(chunk.start) + 1
@@ -103,52 +106,36 @@ def describe_chunk(result: "Result", chunk: Any) -> str:
     nb = neighbours(result, chunk)
     if nb:
         parts.append("  \n".join(nb))
-    issues = issues_of(result, chunk.index)
+    skipped = {id(i) for i in skip}
+    issues = [i for i in issues_of(result, chunk.index) if id(i) not in skipped]
     if issues:
         parts.append("\n".join(
             f"- {_ICON.get(i.severity, '•')} `{i.code}` {i.name}: {i.message}" for i in issues))
     return "\n\n".join(parts)
 
 
-_TITLE = re.compile(r"^#\s+CS\d+\b.*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def rule_doc(doc: str) -> str:
-    """A rule's Markdown doc for a hover: its own title dropped (the hover has
-    one) and its headings made smaller."""
-    lines = doc.strip().splitlines()
-    if lines and _TITLE.match(lines[0]):
-        lines = lines[1:]
-    out = []
-    fence = None
-    for line in lines:
-        m = _FENCE.match(line)
-        if m:
-            if fence is None:
-                fence = m.group(1)[0]
-            elif m.group(1)[0] == fence:
-                fence = None
-        elif fence is None and line.startswith("#"):
-            line = "##" + line
-        out.append(line)
-    return "\n".join(out).strip()
-
-
-def describe_rule(issue: Any) -> str:
+def describe_rule(issue: Any, markdown: bool = True) -> str:
+    """One line: the rule's code, name and summary, the fix hint, and a link to its page."""
     r = rule(issue.code)
-    title = f"### {issue.code} {issue.name}"
-    body = ""
-    if r is not None:
-        doc = getattr(r, "doc", None) or ""
-        summary = getattr(r, "summary", None) or ""
-        body = rule_doc(doc) if doc.strip() else summary
-    parts = [title, issue.message]
+    summary = (getattr(r, "summary", None) or "").strip().rstrip(".") if r is not None else ""
+    icon = _ICON.get(issue.severity, "•")
+    url = rule_url(issue.code)
+    head = f"{icon} **{issue.code}** {issue.name}" if markdown else f"{icon} {issue.code} {issue.name}"
+    line = head + (f": {summary}" if summary else "")
     if issue.fix:
-        parts.append(f"**Fix:** {issue.fix}")
-    if body:
-        parts.append(body)
-    return "\n\n".join(p for p in parts if p)
+        line += f" — fix: {issue.fix}"
+    return line + (f" · [rule]({url})" if markdown else f" ({url})")
+
+
+def _distinct_rules(issues: list[Any]) -> list[Any]:
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for i in issues:
+        key = (i.code, i.fix)
+        if key not in seen:
+            seen.add(key)
+            out.append(i)
+    return out
 
 
 def hover(result: "Result", offset: int, encoding: str, markdown: bool = True) -> types.Hover | None:
@@ -158,8 +145,9 @@ def hover(result: "Result", offset: int, encoding: str, markdown: bool = True) -
     issues = issues_at(result, offset)
     if not chunks and not issues:
         return None
-    sections = [describe_rule(i) for i in issues]
-    sections += [describe_chunk(result, c) for c in chunks]
+    sections = [describe_chunk(result, c, skip=issues) for c in chunks]
+    if issues:
+        sections.append("  \n".join(describe_rule(i, markdown) for i in _distinct_rules(issues)))
     if issues:
         rng = lsp_range(result.doc, issues[0].start, issues[0].end, encoding)
     else:

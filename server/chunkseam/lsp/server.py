@@ -24,9 +24,10 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import RPCRequest
 
 from .. import __version__
-from . import actions, codelens, custom, diagnostics, hover, log, symbols
+from . import actions, codelens, custom, diagnostics, hover, log, symbols, wire
 from .log import logger
 from .settings import EditorSettings, describe_error
 from .state import DocumentStore, NotOpen, Result
@@ -38,7 +39,36 @@ SECTION = "chunkseam"
 class ChunkseamProtocol(LanguageServerProtocol):
     """pygls' protocol, except that open documents live in the
     :class:`DocumentStore` (pygls' workspace would keep a second copy of every
-    text and re-split it into lines on each change)."""
+    text and re-split it into lines on each change), and that the lifecycle
+    is enforced: before ``initialize`` a request is answered
+    ``ServerNotInitialized`` and a notification dropped; after ``shutdown``
+    a request is answered ``InvalidRequest`` (pygls would stay silent and the
+    client would wait for ever)."""
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        is_request = isinstance(message, RPCRequest)
+        if method is not None and method != types.EXIT:
+            if self._shutdown:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.InvalidRequest,
+                                      f"{method}: the server is shutting down")
+                logger.debug("chunkseam: %s after shutdown refused", method)
+                return
+            if self._workspace is None and method != types.INITIALIZE:
+                if is_request:
+                    wire.answer_error(self, message.id, types.ErrorCodes.ServerNotInitialized,
+                                      f"{method}: the server is not initialized")
+                logger.info("chunkseam: %s before initialize dropped", method)
+                return
+        super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        # a cancel for a request that has already been answered is routine
+        if msg_id not in self._request_futures:
+            logger.debug("chunkseam: cancel for request %r, which is no longer pending", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
@@ -70,6 +100,46 @@ class ChunkseamServer(LanguageServer):
         #: config file uri -> the diagnostics published on it
         self.config_diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.shutdown_requested = False
+
+    # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        from threading import Event
+
+        from pygls.io_ import StdoutWriter
+
+        self._stop_event = Event()
+        reader = wire.StdioReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(wire.run(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            logger.error("chunkseam: the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        from threading import Event
+
+        self._stop_event = stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await wire.run(stop_event, wire.StreamReaderAdapter(reader), self.protocol)
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            pass
+        finally:
+            self.shutdown()
 
     # -- capabilities of the client ------------------------------------------------
     def supports(self, path: str, default: Any = None) -> Any:
@@ -339,11 +409,29 @@ async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           actions.FIX_ALL],
+                                        resolve_provider=True))
 async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
     result = await ls.result(params.text_document.uri)
     doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
-    return actions.code_actions(result, params, ls.encoding, document_changes=doc_changes)
+    props = ls.supports("text_document.code_action.resolve_support.properties", None) or []
+    # the fixes are verified by re-simulation: off the event loop
+    return await asyncio.get_running_loop().run_in_executor(
+        ls.store.executor, lambda: actions.code_actions(result, params, ls.encoding,
+                                                        document_changes=doc_changes,
+                                                        lazy="edit" in props))
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: ChunkseamServer, action: types.CodeAction):
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if not isinstance(uri, str) or uri not in ls.store.docs:
+        return action
+    result = await ls.result(uri)
+    doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
+    return actions.resolve(result, action, ls.encoding, doc_changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -362,19 +450,41 @@ async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
 
 @server.command(codelens.SHOW_CHUNK)
 async def show_chunk(ls: ChunkseamServer, *args: Any) -> dict[str, Any]:
-    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …}
-        uri, index = args[0].get("uri"), args[0].get("index")
+    show = False
+    if len(args) == 1 and isinstance(args[0], dict):  # {"uri": …, "index": …, "show": …}
+        uri, index, show = args[0].get("uri"), args[0].get("index"), bool(args[0].get("show"))
     elif len(args) >= 2:
         uri, index = args[0], args[1]
+        show = len(args) >= 3 and isinstance(args[2], dict) and bool(args[2].get("show"))
     else:
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams("chunkseam.showChunk expects [uri, chunk index]")
     result = await ls.result(uri)
     try:
-        return codelens.show_chunk(result, index, ls.encoding)
+        info = codelens.show_chunk(result, index, ls.encoding)
     except IndexError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
+    if show:
+        await _display_chunk(ls, result, info)
+    return info
+
+
+async def _display_chunk(ls: ChunkseamServer, result: Result, info: dict[str, Any]) -> None:
+    """Show a chunk in a client that does not display the command's answer."""
+    if ls.supports("window.show_document.support", False):
+        try:
+            path = codelens.write_preview(result, info)
+            from pygls.uris import from_fs_path
+
+            answer = await ls.window_show_document_async(types.ShowDocumentParams(
+                uri=from_fs_path(path) or path, take_focus=True))
+            if answer is None or getattr(answer, "success", True):
+                return
+        except Exception as exc:
+            logger.info("chunkseam: could not show the chunk as a document: %s", exc)
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                   message=codelens.message_text(info)))
 
 
 @server.feature(custom.CHUNKS)

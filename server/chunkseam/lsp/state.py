@@ -116,6 +116,8 @@ class Result:
     unit: str = "tokens"
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    #: which chunker is simulated and where that came from (for a status bar)
+    simulated: str | None = None
 
     @property
     def chunks(self) -> list[Any]:
@@ -270,6 +272,9 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
+            from ..analysis import describe_chunker
+
+            result.simulated = describe_chunker(resolved.settings, resolved.sources)
             if getattr(resolved, "unusable", None):
                 # a broken config file: no analysis rather than a silent default
                 result.error = f"the configuration file cannot be used: {resolved.unusable}"
@@ -291,6 +296,11 @@ class DocumentStore:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
             return result
+        if doc.path and not _included(doc.path, settings.include, resolved_file, self.root_path):
+            # a file `chunkseam lint .` would not look at (LICENSE, chunkseam.toml …)
+            result.disabled = True
+            result.seconds = time.perf_counter() - t0
+            return result
         if not getattr(settings, "enable", True) or doc.kind not in SUPPORTED_KINDS:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
@@ -309,6 +319,8 @@ class DocumentStore:
                                          config_errors=result.config_errors)
             reused.seconds = time.perf_counter() - t0
             return reused
+        from ..budget import BudgetExceeded
+
         try:
             from ..analysis import analyze, sizer_for
 
@@ -323,9 +335,13 @@ class DocumentStore:
             result.issues_by_chunk = {}
             result.overlap_prev = []
             result.heading_paths = []
-            result.error = f"{type(exc).__name__}: {exc}".strip()
-            logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
-                         traceback.format_exc())
+            if isinstance(exc, BudgetExceeded):  # not a bug: one clear message, no traceback
+                result.error = str(exc)
+                logger.warning("chunkseam: %s (version %s): %s", uri, version, exc)
+            else:
+                result.error = f"{type(exc).__name__}: {exc}".strip()
+                logger.error("chunkseam: analysis of %s (version %s) failed:\n%s", uri, version,
+                             traceback.format_exc())
             if self.build_diagnostics is not None:
                 try:
                     result.diagnostics = self.build_diagnostics(result, encoding)
@@ -414,6 +430,26 @@ def _index(result: Result, sizer: Any) -> None:
             logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
     result.heading_paths = paths
     result.unit = getattr(sizer, "unit", None) or result.settings.unit
+
+
+def _included(path: str, include, config_file, root_path: str | None) -> bool:
+    """``include`` patterns are matched as ``chunkseam lint .`` matches them
+    when it walks the config file's directory (else the workspace root)."""
+    from pathlib import Path
+
+    from ..discover import file_included
+
+    base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
+    if base is not None:
+        try:
+            Path(path).relative_to(base)
+        except ValueError:
+            base = None  # a file outside the project: matched by its name
+    try:
+        return file_included(path, include, base=base)
+    except Exception:  # a bad pattern must not stop the analysis
+        logger.debug("chunkseam: include check failed for %s", path, exc_info=True)
+        return True
 
 
 def _excluded(path: str, exclude, config_file, root_path: str | None) -> bool:

@@ -1,4 +1,10 @@
-"""Chunks as an outline (document symbols) and as folding ranges."""
+"""Chunks as an outline (document symbols) and as folding ranges.
+
+Both are off by default — chunks would take over the Outline and the
+breadcrumbs, and a fold per chunk hides the heading and function folds — and
+turned on by the ``chunk-symbols`` / ``chunk-folding`` settings (editor:
+``chunkseam.chunkSymbols`` / ``chunkseam.chunkFolding``). When off the server
+answers ``null``, so the editor's own providers are used."""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .view import SEP, chunk_range, end_line, heading_path, issues_of, plural, size_label
+from .view import SEP, chunk_range, counted_issues, end_line, heading_path, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import Result
@@ -17,13 +23,19 @@ def symbol_name(result, chunk) -> str:
     return f"Chunk {chunk.index + 1}" + (SEP + path if path else "")
 
 
+def enabled(result: "Result", setting: str) -> bool:
+    return bool(getattr(result.settings, setting, False)) and result.analysis is not None
+
+
 def document_symbols(result: "Result", encoding: str, hierarchical: bool = True):
+    if not enabled(result, "chunk_symbols"):
+        return None
     out = []
     doc = result.doc
     for chunk in result.chunks:
         rng = chunk_range(result, chunk, encoding)
         detail = size_label(chunk.tokens, result.unit)
-        n = len(issues_of(result, chunk.index))
+        n = len(counted_issues(result, chunk.index))
         if n:
             detail += SEP + plural(n, "issue")
         if hierarchical:
@@ -42,7 +54,9 @@ def document_symbols(result: "Result", encoding: str, hierarchical: bool = True)
     return out
 
 
-def folding_ranges(result: "Result") -> list[types.FoldingRange]:
+def folding_ranges(result: "Result") -> list[types.FoldingRange] | None:
+    if not enabled(result, "chunk_folding"):
+        return None
     doc = result.doc
     out = []
     for chunk in result.chunks:

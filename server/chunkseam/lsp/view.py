@@ -59,14 +59,23 @@ def chunk_title(result: "Result", chunk: Any) -> str:
         parts.append(f"overlaps previous by {size_label(ov, result.unit)}")
     if chunk.oversize:
         parts.append("oversize")
-    issues = issues_of(result, chunk.index)
-    if issues:
-        parts.append(plural(len(issues), "issue"))
+    n = len(counted_issues(result, chunk.index))
+    if n:
+        parts.append(plural(n, "issue"))
     return SEP.join(parts)
 
 
 def issues_of(result: "Result", index: int) -> list[Any]:
+    """The issues that concern a chunk (either side of its cuts)."""
     return result.issues_by_chunk.get(index, [])
+
+
+def counted_issues(result: "Result", index: int) -> list[Any]:
+    """The issues a chunk is counted for: each issue once, on the chunk it is
+    charged to (as the broken-chunk rate counts it), not on both sides of its cut."""
+    from ..validate import charged_chunk
+
+    return [i for i in issues_of(result, index) if charged_chunk(i) == index]
 
 
 def chunk_info(result: "Result", chunk: Any, encoding: str, *, text: bool = False) -> dict[str, Any]:
@@ -86,7 +95,7 @@ def chunk_info(result: "Result", chunk: Any, encoding: str, *, text: bool = Fals
         "oversize": bool(chunk.oversize),
         "overlapPrevious": result.overlap_prev[chunk.index] if chunk.index < len(result.overlap_prev) else 0,
         "overlapRange": _overlap_range(result, chunk, encoding),
-        "issues": len(issues_of(result, chunk.index)),
+        "issues": len(counted_issues(result, chunk.index)),
         "title": chunk_title(result, chunk),
     }
     if text:

@@ -1,0 +1,267 @@
+"""A human-judged set of diagnostics on real READMEs and docs, and its scorer.
+
+``benchmarks/judged/items.jsonl`` holds one judgement per line, made by
+reading the source around the cut in ../shared/corpus/markdown/{readmes,
+rag-docs,mdx}:
+
+``path``      the document, relative to ../shared/corpus/markdown
+``setting``   the pipeline: ``rec256`` (``--chunker recursive --size 256
+              --overlap 32 --unit tokens``), ``fix500`` (``--chunker fixed
+              --size 500 --unit chars``) or ``default`` (no flags)
+``offset``    the cut (``Issue.cut``); for a per-chunk rule (CS101–CS104) the
+              start offset of the chunk concerned
+``rule``      what ``chunkseam lint`` reported there when the item was
+              sampled (``clean`` = a cut with no issue)
+``verdict``   the reader's judgement of that report: ``true`` (right),
+              ``false`` (wrong) or ``partial`` (right that something is broken,
+              wrong about what)
+``expect``    what should be reported there (a code, or ``clean``); defaults
+              to ``rule`` for a true verdict
+``note``      why, in a few words
+``sha``       the first 12 hex digits of the SHA-1 of the 80 characters around
+              the offset (``text[offset-40:offset+40]``): a changed corpus file
+              is detected, not silently judged
+
+Scoring (``python benchmarks/judged.py``): the documents are linted again
+with the current code. Per rule, *before* is the precision of the reports as
+sampled (true / judged items of that rule); *after* counts, among the judged
+items that the current code reports with that rule, those whose ``expect`` is
+that rule. Recall on the judged clean/broken cuts: of the items whose
+``expect`` is a code, how many the current code reports with exactly that
+code; of those whose ``expect`` is ``clean``, how many stay clean.
+
+``python benchmarks/judged.py sample RULE [N] [--setting S]`` prints N
+diagnostics of RULE (or ``clean`` cuts) not judged yet, with the source around
+each cut, for labelling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from collections import Counter, defaultdict
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "server"))
+CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
+ITEMS = Path(__file__).resolve().parent / "judged" / "items.jsonl"
+FOLDERS = ("readmes", "rag-docs", "mdx")
+
+from chunkseam.document import load  # noqa: E402
+from chunkseam.settings import Settings  # noqa: E402
+
+SETTINGS = {
+    "rec256": Settings(chunker="recursive", size=256, overlap=32, unit="tokens"),
+    "fix500": Settings(chunker="fixed", size=500, overlap=0, unit="chars"),
+    "default": Settings(),
+}
+PER_CHUNK = ("CS101", "CS102", "CS103", "CS104")
+
+
+def excerpt_sha(text: str, offset: int) -> str:
+    piece = text[max(0, offset - 40) : offset + 40]
+    return hashlib.sha1(piece.encode("utf-8")).hexdigest()[:12]
+
+
+def documents() -> list[Path]:
+    out: list[Path] = []
+    for folder in FOLDERS:
+        base = CORPUS / folder
+        out += sorted(p for p in base.rglob("*") if p.suffix in (".md", ".mdx", ".markdown"))
+    return out
+
+
+@lru_cache(maxsize=None)
+def _text(path: str) -> str:
+    return load(str(CORPUS / path)).text
+
+
+def run(path: str, setting: str):
+    """(document, chunks, issues) of ``path`` under ``setting``."""
+    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.validate import validate
+
+    doc = load(str(CORPUS / path))
+    s = SETTINGS[setting]
+    sizer = sizer_for(s)
+    _, chunks = make_chunks(doc, s, sizer)
+    return doc, chunks, validate(doc, chunks, s, sizer=sizer)
+
+
+def item_offset(issue, chunks) -> int | None:
+    if issue.cut is not None:
+        return issue.cut
+    if issue.chunk is not None and 0 <= issue.chunk < len(chunks):
+        return chunks[issue.chunk].start
+    return None
+
+
+def reported(path: str, setting: str) -> dict[int, list[str]]:
+    """offset -> codes reported there (cuts and per-chunk issues)."""
+    _doc, chunks, issues = run(path, setting)
+    out: dict[int, list[str]] = defaultdict(list)
+    for i in issues:
+        off = item_offset(i, chunks)
+        if off is not None:
+            out[off].append(i.code)
+    return out
+
+
+def cut_offsets(path: str, setting: str) -> list[int]:
+    from chunkseam.checks.inputs import make_cuts
+    from chunkseam.checks.base import ChunkView
+
+    _doc, chunks, _ = run(path, setting)
+    text = _text(path)
+    views = [ChunkView(k, c.start, c.end, None, (), False) for k, c in enumerate(chunks)]
+    views.sort(key=lambda v: (v.start, v.end))
+    return sorted({c.offset for c in make_cuts(text, views)})
+
+
+def load_items(path: Path = ITEMS) -> list[dict]:
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("//"):
+            continue
+        d = json.loads(line)
+        d.setdefault("expect", d["rule"] if d["verdict"] == "true" else None)
+        d["line_no"] = n
+        items.append(d)
+    return items
+
+
+def expected(item: dict) -> str | None:
+    return item.get("expect") or (item["rule"] if item["verdict"] == "true" else None)
+
+
+def now_codes(item: dict, cache: dict) -> list[str]:
+    key = (item["path"], item["setting"])
+    if key not in cache:
+        cache[key] = reported(*key)
+    codes = cache[key].get(item["offset"], [])
+    # a chunk item is judged on the per-chunk rules, a cut on the cut rules (a
+    # chunk starting at a cut may carry both)
+    # (and a chunk may have several per-chunk issues: only the judged rule counts)
+    chunk_item = item["rule"] in PER_CHUNK or (expected(item) or "") in PER_CHUNK
+    if chunk_item:
+        return [c for c in codes if c in (item["rule"], expected(item))]
+    return [c for c in codes if c not in PER_CHUNK]
+
+
+def score(items: list[dict]) -> dict:
+    cache: dict = {}
+    before: dict[str, Counter] = defaultdict(Counter)
+    after: dict[str, Counter] = defaultdict(Counter)
+    recall: dict[str, Counter] = defaultdict(Counter)
+    stale = []
+    for it in items:
+        if excerpt_sha(_text(it["path"]), it["offset"]) != it["sha"]:
+            stale.append(it)
+            continue
+        before[it["rule"]][it["verdict"]] += 1
+        codes = now_codes(it, cache)
+        exp = expected(it)
+        for code in set(codes):
+            after[code]["true" if code == exp else "false"] += 1
+        if exp is None:
+            continue
+        kind = "clean" if exp == "clean" else "broken"
+        ok = (not codes) if exp == "clean" else (exp in codes)
+        recall[kind]["held" if ok else "lost"] += 1
+        recall[exp]["held" if ok else "lost"] += 1
+    return {"before": before, "after": after, "recall": recall, "stale": stale}
+
+
+def _prec(c: Counter) -> str:
+    n = sum(c.values())
+    return f"{c['true'] / n:.3f} ({c['true']}/{n})" if n else "—"
+
+
+def print_score(res: dict) -> None:
+    rules = sorted(set(res["before"]) | set(res["after"]))
+    print(f"{'rule':8} {'precision before (true/judged)':32} {'partial':>8} {'precision now':>20}")
+    for r in rules:
+        if r == "clean":
+            continue
+        b = res["before"].get(r, Counter())
+        print(f"{r:8} {_prec(b):32} {b['partial']:>8} {_prec(res['after'].get(r, Counter())):>20}")
+    print()
+    for k in ("broken", "clean"):
+        c = res["recall"].get(k, Counter())
+        n = c["held"] + c["lost"]
+        if n:
+            print(f"{k:8} judged {n}: {c['held']} held ({c['held'] / n:.3f}), {c['lost']} lost")
+    if res["stale"]:
+        print(f"\n{len(res['stale'])} item(s) whose corpus text changed (sha mismatch):")
+        for it in res["stale"][:10]:
+            print(f"  line {it['line_no']}: {it['path']} @{it['offset']}")
+
+
+# -- sampling for labelling ----------------------------------------------------------------
+
+
+def show(text: str, off: int, before: int = 220, after: int = 160) -> str:
+    lo, hi = max(0, off - before), min(len(text), off + after)
+    return (text[lo:off] + "⟂" + text[off:hi]).replace("\n", "⏎\n")
+
+
+def sample(rule: str, n: int, settings: list[str], seed: int, judged: set) -> list[dict]:
+    rng = random.Random(seed)
+    pool = []
+    for p in documents():
+        path = str(p.relative_to(CORPUS))
+        for s in settings:
+            doc, chunks, issues = run(path, s)
+            if rule == "clean":
+                flagged = {item_offset(i, chunks) for i in issues}
+                for off in cut_offsets(path, s):
+                    if off not in flagged:
+                        pool.append((path, s, off, "", None))
+                continue
+            for i in issues:
+                if i.code == rule:
+                    pool.append((path, s, item_offset(i, chunks), i.message, i))
+    pool = [x for x in pool if (x[0], x[1], x[2]) not in judged]
+    rng.shuffle(pool)
+    out = []
+    for path, s, off, msg, _i in pool[:n]:
+        text = _text(path)
+        out.append({"path": path, "setting": s, "offset": off, "rule": rule, "message": msg,
+                    "sha": excerpt_sha(text, off), "context": show(text, off)})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd")
+    sp = sub.add_parser("sample")
+    sp.add_argument("rule")
+    sp.add_argument("n", type=int, nargs="?", default=20)
+    sp.add_argument("--setting", action="append", choices=list(SETTINGS))
+    sp.add_argument("--seed", type=int, default=9)
+    sp.add_argument("--out")
+    args = ap.parse_args(argv)
+    if args.cmd == "sample":
+        judged = {(i["path"], i["setting"], i["offset"]) for i in load_items()} if ITEMS.exists() else set()
+        got = sample(args.rule, args.n, args.setting or list(SETTINGS), args.seed, judged)
+        lines = [json.dumps(g, ensure_ascii=False) for g in got]
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for g in got:
+            print(f"=== {g['path']} [{g['setting']}] @{g['offset']} {g['rule']} sha={g['sha']}\n"
+                  f"--- {g['message']}\n{g['context']}\n")
+        return 0
+    res = score(load_items())
+    print_score(res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

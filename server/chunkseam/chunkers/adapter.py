@@ -1,0 +1,341 @@
+"""The one helper behind every pipeline-library adapter (``llamaindex``,
+``chonkie``, ``semchunk``, ``text-splitter``, ``haystack``).
+
+An adapter is a thin subclass of :class:`Adapter` that says which library it
+runs and how to build and call it; everything else is here, alike for all:
+
+* **allow-list**: the ``splitter`` option names one of :attr:`Adapter.classes`
+  — a plain class name, never an import path. Strategies that need a model
+  or the network (semantic, late, neural chunkers …) are in
+  :attr:`Adapter.excluded` and refused with a message that says so.
+* **option checking**: keywords the class does not accept, keywords chunkseam
+  sets itself (:attr:`Adapter.reserved`: size, overlap, tokenizer …) and
+  keywords that would pass code, import strings, file paths or hub names
+  (:attr:`Adapter.forbidden`) are a :class:`ValueError` naming the key.
+* **tokenizer injection**: the library always gets chunkseam's own offline
+  sizer (a tiktoken ``Encoding``, a Hugging Face ``Tokenizer`` or a counting
+  function), never a name it would resolve — and download — itself.
+* **cache**: built splitters are kept (bounded) per settings.
+* **span resolution**, in this order: the library's *native* offsets when
+  every chunk checks out (``source[start:end] == text``, starts in order,
+  and no chunk starting before the overlap the settings allow — a copy of
+  the same text earlier in the document is not the chunk); else the
+  *tracked* search (:func:`~chunkseam.chunkers.pipeline.locate`) that
+  follows the library's real overlap; else, only when the user asked for it
+  (option ``approximate = true``) for libraries that rewrite text, an
+  *approximate* placement marking every chunk ``approximate``; else a clear
+  error. ``Chunk.meta["offsets"]`` says which one was used.
+
+A third-party adapter can register through the entry-point group
+``chunkseam.chunkers`` (see :func:`load_entry_points`); those are loaded only
+in a trusted workspace.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..chunk import Chunk
+from ..document import Document
+from ..tokens import Sizer
+
+ENTRY_POINT_GROUP = "chunkseam.chunkers"
+_entry_points_loaded = False
+_CACHE_SIZE = 16
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One chunk as the library returned it: its text and, when it has them,
+    its own offsets (unverified)."""
+
+    text: str
+    start: int | None = None
+    end: int | None = None
+    #: the library's own size of the chunk, when it is in the sizer's unit
+    tokens: int | None = None
+
+
+def accepted_keywords(cls: Any) -> set[str]:
+    """Keyword arguments ``cls(...)`` accepts, following ``**kwargs`` up the MRO."""
+    from .pipeline import accepted_keywords as follow
+
+    if not isinstance(cls, type):  # a factory function (semchunk.chunkerify)
+        params = inspect.signature(cls).parameters.values()
+        return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return follow(cls)
+
+
+def freeze(options: dict[str, Any]) -> str:
+    return json.dumps(options, sort_keys=True, default=repr)
+
+
+def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
+                    overlap_ok: Any = None) -> list[tuple[int, int]] | None:
+    """The library's own offsets if every one checks out, else None.
+
+    ``overlap_ok(prev_start, prev_end, start)`` says whether a chunk starting at
+    ``start`` inside the previous chunk is within the library's overlap (None:
+    not checked); a chunk starting at or after the previous end always is."""
+    spans: list[tuple[int, int]] = []
+    for p in pieces:
+        if not isinstance(p.start, int) or not isinstance(p.end, int):
+            return None
+        if not (0 <= p.start <= p.end <= len(text)) or text[p.start:p.end] != p.text:
+            return None
+        if spans:
+            prev_start, prev_end = spans[-1]
+            if p.start < prev_start:
+                return None
+            if (overlap_ok is not None and p.start < prev_end
+                    and not overlap_ok(prev_start, prev_end, p.start)):
+                return None
+        spans.append((p.start, p.end))
+    return spans
+
+
+def approximate_spans(text: str, texts: list[str]) -> list[tuple[int, int]]:
+    """Best-effort spans for chunk texts that are not verbatim source spans
+    (rewritten by the library): each chunk's first and last non-blank line
+    are looked for from the previous chunk's start; a chunk whose lines are
+    not found takes the text after the previous one. Always marked approximate."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for piece in texts:
+        lines = [ln.strip() for ln in piece.splitlines() if ln.strip()]
+        start = end = -1
+        if lines:
+            start = text.find(lines[0], cursor)
+            if start >= 0:
+                last = text.find(lines[-1], start)
+                end = last + len(lines[-1]) if last >= 0 else start + len(lines[0])
+        if start < 0:
+            start = min(spans[-1][1] if spans else 0, len(text))
+            end = min(len(text), start + len(piece))
+        spans.append((start, max(start, end)))
+        cursor = start
+    return spans
+
+
+class Adapter:
+    """One pipeline library, run for real; subclasses fill in the class attributes
+    and :meth:`build` / :meth:`split`."""
+
+    #: the chunker name (``chunker = "..."``)
+    name: ClassVar[str]
+    description: ClassVar[str]
+    #: the module imported (lazily) and the extra that installs it
+    module: ClassVar[str]
+    extra: ClassVar[str]
+    #: the allow-list: class name -> how it is imported (attribute path from ``module``)
+    classes: ClassVar[dict[str, str]]
+    default: ClassVar[str]
+    #: class names refused, with the reason
+    excluded: ClassVar[dict[str, str]] = {}
+    #: options chunkseam sets itself -> where the user sets them instead
+    reserved: ClassVar[dict[str, str]] = {}
+    #: options never passed -> why
+    forbidden: ClassVar[dict[str, str]] = {}
+    #: options this adapter consumes itself (not passed to the class)
+    own_options: ClassVar[tuple[str, ...]] = ("splitter", "approximate")
+    #: the library may rewrite chunk text: ``approximate = true`` is offered
+    rewrites_text: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[Any, ...], Any] = {}
+
+    # --- the library ------------------------------------------------------
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None;
+        checked without importing the library (``--help``, configuration checks)."""
+        import importlib.util
+
+        top = self.module.split(".")[0]
+        try:
+            found = importlib.util.find_spec(top) is not None  # the top package only: nothing imported
+        except (ImportError, ValueError):
+            found = False
+        return None if found else f'the "{self.name}" chunker needs {top}: pip install "chunkseam[{self.extra}]"'
+
+    def library(self) -> Any:
+        try:
+            return importlib.import_module(self.module)
+        except ImportError as exc:
+            raise RuntimeError(
+                f'the "{self.name}" chunker needs {self.module.split(".")[0]}: '
+                f'pip install "chunkseam[{self.extra}]" ({exc})') from exc
+
+    def resolve_class(self, splitter: Any) -> Any:
+        if not isinstance(splitter, str) or not splitter.isidentifier():
+            raise ValueError(
+                f"{self.name}: `splitter` must be a class name (one of "
+                f"{', '.join(self.classes)}), not an import path: got {splitter!r}")
+        if splitter in self.excluded:
+            raise ValueError(f"{self.name}: {splitter} is not supported: {self.excluded[splitter]}")
+        where = self.classes.get(splitter)
+        if where is None:
+            raise ValueError(
+                f"{self.name}: unknown splitter {splitter!r}: expected one of "
+                f"{', '.join(self.classes)}")
+        module_name, _, attr = where.rpartition(":")
+        module = importlib.import_module(module_name) if module_name else self.library()
+        return getattr(module, attr or splitter)
+
+    def check_options(self, cls: Any, splitter: str, options: dict[str, Any]) -> None:
+        accepted = self.accepted(cls)
+        for key, value in options.items():
+            if key in self.forbidden:
+                raise ValueError(f"{self.name}: option {key!r} is not accepted: {self.forbidden[key]}")
+            if key in self.reserved:
+                raise ValueError(f"{self.name}: option {key!r} is set by chunkseam: {self.reserved[key]}")
+            if key not in accepted:
+                usable = sorted(accepted - set(self.reserved) - set(self.forbidden))
+                raise ValueError(
+                    f"{self.name}: {splitter} does not accept option {key!r}: expected one of "
+                    f"{', '.join(usable) or '(none)'}")
+            if callable(value) and not isinstance(value, (str, int, float, bool, list, dict)):
+                raise ValueError(f"{self.name}: option {key!r} must be a plain value")
+
+    def accepted(self, cls: Any) -> set[str]:
+        return accepted_keywords(cls)
+
+    # --- per library ------------------------------------------------------
+
+    def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
+              options: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def split(self, built: Any, text: str) -> list[Piece]:
+        raise NotImplementedError
+
+    def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
+                      overlap: int, options: dict[str, Any]) -> Any:
+        """``f(prev_start, prev_end, start) -> bool``: may a chunk start at ``start``,
+        inside the previous chunk, under the library's overlap? (None: the
+        library's offsets are trusted as they are.) Only the overlapping text is
+        measured, so checking costs little."""
+        if overlap == 0:
+            return lambda _s, _e, _start: False
+        if sizer.unit == "chars":
+            return lambda _s, e, start: e - start <= overlap
+        slack = overlap + max(4, overlap // 4)  # a region counted in context can differ
+        return lambda _s, e, start: sizer.count(text[start:e]) <= slack
+
+    def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,
+                        options: dict[str, Any]) -> int:
+        """The overlap the tracked search allows (in the sizer's unit)."""
+        return overlap
+
+    def meta(self, splitter: str, built: Any) -> dict[str, Any]:
+        return {"library": self.name, "splitter": splitter}
+
+    # --- shared -----------------------------------------------------------
+
+    def get(self, sizer: Sizer, *, size: int, overlap: int, options: dict[str, Any]) -> tuple[str, Any]:
+        options = dict(options)
+        splitter = options.pop("splitter", None) or self.default
+        options.pop("approximate", None)
+        cls = self.resolve_class(splitter)
+        self.check_options(cls, splitter, options)
+        key = (splitter, sizer.unit, sizer.name, id(sizer), size, overlap, freeze(options))
+        with self._lock:
+            hit = self._cache.get(key)
+        if hit is not None:
+            return splitter, hit
+        try:
+            built = self.build(cls, splitter, sizer, size, overlap, options)
+        except TypeError as exc:
+            raise ValueError(f"{self.name}: cannot build {splitter} with {options!r}: {exc}") from exc
+        with self._lock:
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache.setdefault(key, built)
+        return splitter, built
+
+    def resolve_spans(self, text: str, pieces: list[Piece], *, built: Any, splitter: str,
+                      sizer: Sizer, size: int, overlap: int, options: dict[str, Any],
+                      approximate: bool) -> tuple[list[tuple[int, int]], str]:
+        pieces = [p for p in pieces if p.text]
+        check = self.overlap_check(built, splitter, text, sizer, size, overlap, options)
+        native = verified_native(text, pieces, sizer, check)
+        if native is not None:
+            return native, "native"
+        from .pipeline import locate
+
+        texts = [p.text for p in pieces]
+        try:
+            spans = locate(text, texts, sizer, splitter=splitter, label=self.name,
+                           overlap=self.tracked_overlap(splitter, sizer, overlap, options))
+            return spans, "tracked"
+        except ValueError as exc:
+            if approximate and self.rewrites_text:
+                return approximate_spans(text, texts), "approximate"
+            hint = (" (set the chunker option approximate = true to place its chunks "
+                    "approximately, marked so in every output)") if self.rewrites_text else ""
+            raise ValueError(f"{exc}{hint}") from None
+
+    def chunk(self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
+              **options: Any) -> list[Chunk]:
+        approximate = options.get("approximate", False)
+        if not isinstance(approximate, bool):
+            raise ValueError(f"{self.name}: option 'approximate' must be true or false")
+        if approximate and not self.rewrites_text:
+            raise ValueError(f"{self.name}: option 'approximate' is not needed: its chunks are "
+                             "always source spans")
+        splitter, built = self.get(sizer, size=size, overlap=overlap, options=options)
+        text = doc.text
+        pieces = self.split(built, text) if text.strip() else []
+        rest = {k: v for k, v in options.items() if k not in self.own_options}
+        spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
+                                        sizer=sizer, size=size, overlap=overlap,
+                                        options=rest, approximate=approximate)
+        meta = {**self.meta(splitter, built), "offsets": how}
+        if how == "approximate":
+            meta["approximate"] = True
+        counts = [p.tokens for p in pieces if p.text] if how == "native" else []
+        chunks: list[Chunk] = []
+        for i, (start, end) in enumerate(spans):
+            tokens = counts[i] if i < len(counts) and counts[i] is not None else \
+                sizer.count(text[start:end])
+            chunks.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=self.name,
+                                oversize=self.oversize(tokens, size, splitter, rest),
+                                meta=dict(meta)))
+        return chunks
+
+    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any]) -> bool:
+        return tokens > size
+
+
+def load_entry_points(trusted: bool) -> list[str]:
+    """Register third-party chunkers of the entry-point group ``chunkseam.chunkers``
+    (each entry point names a chunker object or class); only when ``trusted``.
+    Returns the names loaded; a broken entry point is skipped with a warning."""
+    global _entry_points_loaded
+    if not trusted or _entry_points_loaded:
+        return []
+    _entry_points_loaded = True
+    import logging
+    from importlib.metadata import entry_points
+
+    from . import _REGISTRY, register
+
+    loaded = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            obj = ep.load()
+            register(obj)
+        except Exception as exc:  # a third party's error must not take the tool down
+            logging.getLogger(__name__).warning(
+                "chunkseam: chunker entry point %r could not be loaded: %s", ep.name, exc)
+            continue
+        loaded.append(ep.name)
+    return loaded

@@ -1,0 +1,90 @@
+"""``chonkie``: the installed chonkie (``chunkseam[chonkie]``).
+
+``RecursiveChunker`` (default), ``SentenceChunker`` or ``TokenChunker``
+(option ``splitter``), given chunkseam's own tokenizer object — the tiktoken
+``Encoding`` or Hugging Face ``Tokenizer`` the encoding setting resolved
+offline, or chonkie's ``CharacterTokenizer`` for unit ``chars`` — never a
+tokenizer name, which chonkie would look up on the Hugging Face hub.
+
+chonkie's ``start_index``/``end_index`` are used when they check out (they
+do on ASCII text); ``TokenChunker`` decodes token windows, so on multibyte
+text a chunk can hold U+FFFD and be no source span: that is an error unless
+option ``approximate = true``, which places such chunks approximately and
+marks every chunk approximate.
+
+Refused: ``tokenizer`` (chunkseam passes its own), ``rules`` (recipes are
+loaded from the hub), and the chunkers that need a model, an embedding, an
+LLM, a remote API or downloaded grammars (Semantic, Late, Neural, Slumber,
+TeraflopAI, Code).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tokens import Sizer
+from . import register
+from .adapter import Adapter, Piece
+
+_MODEL = "it needs an embedding or language model (downloaded and run), which chunkseam does not do"
+
+
+class ChonkieAdapter(Adapter):
+    name = "chonkie"
+    description = ("your installed chonkie (RecursiveChunker, SentenceChunker, TokenChunker), "
+                   "offsets verified")
+    module = "chonkie"
+    extra = "chonkie"
+    classes = {"RecursiveChunker": "RecursiveChunker", "SentenceChunker": "SentenceChunker",
+               "TokenChunker": "TokenChunker"}
+    default = "RecursiveChunker"
+    excluded = {
+        "SemanticChunker": _MODEL, "LateChunker": _MODEL, "NeuralChunker": _MODEL,
+        "SlumberChunker": "it asks an LLM where to cut (network)",
+        "TeraflopAIChunker": "it calls a remote API",
+        "CodeChunker": "it downloads tree-sitter grammars at run time; use the `code` chunker",
+    }
+    reserved = {"chunk_size": "use the size setting", "chunk_overlap": "use the overlap setting"}
+    forbidden = {
+        "tokenizer": "chunkseam passes its own tokenizer (the encoding setting); a tokenizer "
+                     "name would be looked up on the Hugging Face hub",
+        "tokenizer_or_token_counter": "chunkseam passes its own tokenizer",
+        "rules": "recursive rules and recipes are loaded from the hub; use the default rules",
+        "recipe": "recipes are loaded from the hub",
+    }
+    rewrites_text = True
+
+    def check_options(self, cls: Any, splitter: str, options: dict[str, Any]) -> None:
+        super().check_options(cls, splitter, options)
+        if options.get("include_delim", "prev") not in ("prev", "next", None):
+            raise ValueError(f"{self.name}: option 'include_delim' must be \"prev\" or \"next\"")
+
+    def tokenizer(self, sizer: Sizer) -> Any:
+        if sizer.unit == "chars":
+            from chonkie.tokenizer import CharacterTokenizer
+
+            return CharacterTokenizer()
+        for attr in ("encoding", "tokenizer"):
+            obj = getattr(sizer, attr, None)
+            if obj is not None:
+                return obj
+        return sizer.count  # an approximate sizer: counting only
+
+    def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
+              options: dict[str, Any]) -> Any:
+        self.library()
+        kwargs = dict(options)
+        if splitter == "RecursiveChunker":
+            if overlap:
+                raise ValueError(f"{self.name}: RecursiveChunker has no overlap: set overlap = 0")
+        else:
+            kwargs["chunk_overlap"] = overlap
+        return cls(tokenizer=self.tokenizer(sizer), chunk_size=size, **kwargs)
+
+    def split(self, built: Any, text: str) -> list[Piece]:
+        # chonkie's token_count comes from the tokenizer chunkseam passed: the sizer's own
+        return [Piece(c.text, c.start_index, c.end_index, getattr(c, "token_count", None))
+                for c in built.chunk(text)]
+
+
+register(ChonkieAdapter())

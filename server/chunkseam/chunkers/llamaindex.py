@@ -1,0 +1,107 @@
+"""``llamaindex``: the installed LlamaIndex node parsers (``chunkseam[llamaindex]``).
+
+``SentenceSplitter`` (default), ``TokenTextSplitter`` or
+``MarkdownNodeParser`` (option ``splitter``) from ``llama_index.core``.
+The splitters get chunkseam's own tokenizer (``tokenizer=`` the sizer's
+``encode``, or ``list`` for unit ``chars``), never LlamaIndex's default,
+which would fetch a tiktoken file.
+
+Offsets: LlamaIndex sets ``start_char_idx`` by searching each chunk's text
+from the previous chunk's start + 1, so on repeated text it gives an earlier
+copy or ``None``; its ``get_nodes_from_documents`` also prints to standard
+output, which would corrupt the language server's channel. So the splitters
+are run as ``get_nodes_from_documents`` runs them for a document without
+metadata (``TokenTextSplitter`` keeps room for the metadata format), without
+its print, and their chunks are located by chunkseam's tracked search, which
+follows the real overlap. ``MarkdownNodeParser`` cuts
+at headings without size or overlap; its node offsets are correct and are
+used after verification (the text LlamaIndex embeds is
+``"header_path: …\\n\\n" + text``: chunkseam shows the source span).
+
+Refused: ``tokenizer``, ``id_func``, ``chunking_tokenizer_fn``,
+``callback_manager`` (code), ``CodeSplitter`` (its grammars are downloaded at
+run time) and the semantic / LLM node parsers (models, network).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tokens import Sizer
+from . import register
+from .adapter import Adapter, Piece
+
+_CODE = "code, not a value: chunkseam passes its own tokenizer and never runs configured code"
+_MODEL = "it needs an embedding model or an LLM (network), which chunkseam does not run"
+
+
+class LlamaIndexAdapter(Adapter):
+    name = "llamaindex"
+    description = ("your installed LlamaIndex node parser (SentenceSplitter, TokenTextSplitter, "
+                   "MarkdownNodeParser), chunks located by tracked search")
+    module = "llama_index.core.node_parser"
+    extra = "llamaindex"
+    classes = {"SentenceSplitter": "SentenceSplitter", "TokenTextSplitter": "TokenTextSplitter",
+               "MarkdownNodeParser": "MarkdownNodeParser"}
+    default = "SentenceSplitter"
+    excluded = {
+        "CodeSplitter": "tree-sitter-language-pack downloads its grammars at run time; use the "
+                        "`code` chunker",
+        "SemanticSplitterNodeParser": _MODEL, "SemanticDoubleMergingSplitterNodeParser": _MODEL,
+        "HierarchicalNodeParser": "it returns nested nodes of several sizes, not one chunk list",
+    }
+    reserved = {"chunk_size": "use the size setting", "chunk_overlap": "use the overlap setting"}
+    forbidden = {"tokenizer": _CODE, "id_func": _CODE, "chunking_tokenizer_fn": _CODE,
+                 "callback_manager": _CODE}
+
+    def accepted(self, cls: Any) -> set[str]:
+        fields = getattr(cls, "model_fields", None)
+        names = set(fields) if fields else super().accepted(cls)
+        return names - {"include_metadata", "include_prev_next_rel", "class_name"}
+
+    def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
+              options: dict[str, Any]) -> Any:
+        if splitter == "MarkdownNodeParser":
+            if overlap:
+                raise ValueError(f"{self.name}: MarkdownNodeParser cuts at headings, without "
+                                 "overlap: set overlap = 0")
+            return cls(**options)
+        tokenizer = list if sizer.unit == "chars" else getattr(sizer, "encode", None)
+        if tokenizer is None:  # an approximate sizer has counts but no tokens
+            raise ValueError(f"{self.name}: {splitter} needs an exact tokenizer, not "
+                             f"approximate counts of {sizer.name}")
+        try:
+            return cls(chunk_size=size, chunk_overlap=overlap, tokenizer=tokenizer, **options)
+        except Exception as exc:  # pydantic validation errors
+            if isinstance(exc, (TypeError, ValueError)):
+                raise ValueError(f"{self.name}: cannot build {splitter}: {exc}") from None
+            raise
+
+    def split(self, built: Any, text: str) -> list[Piece]:
+        if type(built).__name__ == "MarkdownNodeParser":
+            from llama_index.core.schema import Document as LlamaDocument
+
+            nodes = built.get_nodes_from_documents([LlamaDocument(text=text)])
+            return [Piece(n.text, n.start_char_idx, n.end_char_idx) for n in nodes]
+        return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
+
+    def _effective(self, built: Any) -> int:
+        """The chunk size ``get_nodes_from_documents`` uses for a document without
+        metadata (``split_text_metadata_aware(text, "")``: TokenTextSplitter keeps
+        room for the metadata format), computed without that method, which prints
+        to standard output when the room left is small."""
+        reserved = len(built._tokenizer(""))
+        if type(built).__name__ == "TokenTextSplitter":
+            from llama_index.core.node_parser.text.token import (
+                DEFAULT_METADATA_FORMAT_LEN,
+            )
+
+            reserved += DEFAULT_METADATA_FORMAT_LEN
+        effective = built.chunk_size - reserved
+        if effective <= 0:
+            raise ValueError(f"{self.name}: size {built.chunk_size} leaves no room: "
+                             f"{type(built).__name__} keeps {reserved} tokens for metadata")
+        return effective
+
+
+register(LlamaIndexAdapter())

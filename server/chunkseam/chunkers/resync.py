@@ -1,0 +1,624 @@
+"""Incremental re-chunking for the sequential strategies (``recursive``,
+``langchain``, ``fixed``, ``sentence``): re-chunk from the chunk holding an
+edit and stop where the new run meets the old one, shifted by the edit.
+
+Every strategy here is a left-to-right process over units of the text
+(top-level pieces, sentences, token windows) with a small state between two
+units. A run records that state at every unit; the run of an edited text
+starts from the recorded state at the first unit the edit touches (the units
+before it are the same text, so the state there is the same) and walks
+forward. Once it is past the edit, at a unit whose text is unchanged, and its
+state is the old state at that unit (the same units, shifted by the edit's
+length delta), the rest of the run is the old run, shifted: it is copied, not
+recomputed. The result is identical to a run from scratch by construction;
+tests/test_incremental.py checks that over random edits for each strategy.
+
+A run is kept on the :class:`~chunkseam.document.Document` it was made for
+(``Document.memo``); an edited document finds its nearest ancestor's run
+through ``Document.lineage()`` (the server keeps the previous version alive
+as its last result), so neither the server nor the caller passes anything.
+
+* ``recursive`` (LangChain's ``RecursiveCharacterTextSplitter``): the units
+  are the top-level pieces (the text split at the first separator that
+  occurs). The state before piece ``k`` is the start of the merge buffer
+  (the pieces carried into the chunk being built); a piece of ``size`` or
+  more flushes the buffer and is split on its own (its output depends on its
+  text only, and is reused while its text is unchanged). A change of the
+  top-level separator (the edit adds or removes the only occurrence of a
+  separator) is a run from scratch.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from typing import Any, Sequence
+
+from ..document import Document
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+#: ancestors searched for a run to update (nearest first)
+_LINEAGE = 8
+
+
+def find_previous(doc: Document, key: Any) -> tuple[Any, int, int, int] | None:
+    """The run kept under ``key`` by the nearest ancestor of ``doc`` that has
+    one, with the edit from it: ``(run, start, end, inserted)``."""
+    for ancestor, start, end, inserted in doc.lineage()[:_LINEAGE]:
+        run = ancestor.memoised(key)
+        if run is not None:
+            return run, start, end, inserted
+    return None
+
+
+# -- recursive ---------------------------------------------------------------------------
+
+
+class RecursiveRun:
+    """The top level of one ``recursive`` run over a whole text.
+
+    ``pieces[k]`` is ``(start, end)``, ``sizes[k]`` its measure; ``post[k]``
+    the first piece of the merge buffer after the emission (if any) that
+    piece ``k`` caused, before ``k`` joins it (``k``: empty); ``kids[k]`` is
+    None for a piece that joins the buffer, else the output of the piece split
+    on its own (a tuple of ``(start, end, tokens)`` relative to its start).
+    ``emits`` are the chunks ``(step, start, end, tokens)`` in order, where
+    ``step`` is ``2k`` for a chunk emitted when piece ``k`` came (``2n`` for
+    the last one) and ``2k + 1`` for the output of a piece split on its own.
+    """
+
+    __slots__ = ("sep_index", "sep_len", "pieces", "sizes", "post", "kids", "emits", "steps",
+                 "walked")
+
+    def __init__(self, sep_index: int, sep_len: int) -> None:
+        self.sep_index = sep_index
+        self.sep_len = sep_len
+        self.pieces: list[tuple[int, int]] = []
+        self.sizes: list[int] = []
+        self.post: list[int] = []
+        self.kids: list[Any] = []
+        self.emits: list[tuple[int, int, int, int]] = []
+        self.steps: list[int] = []  # emits' steps, for bisection
+        #: the pieces ``[i, j)`` this run walked (the rest was the old run's)
+        self.walked: tuple[int, int] = (0, 0)
+
+    def pre(self, k: int) -> int:
+        """The first piece of the buffer when piece ``k`` comes."""
+        if k == 0:
+            return 0
+        return k if self.kids[k - 1] is not None else self.post[k - 1]
+
+    def restart(self, k: int) -> bool:
+        """Does the run start afresh at piece ``k`` (nothing carried over)?"""
+        return k >= len(self.pieces) or self.post[k] == k
+
+
+def top_separator(text: str, separators: Sequence[str], regex: bool) -> int:
+    """Index of the separator the top level splits at (LangChain's choice)."""
+    from .recursive import _pattern
+
+    for i, sep in enumerate(separators):
+        if not sep:
+            return i
+        if _pattern(sep, regex).search(text):
+            return i
+    return len(separators) - 1
+
+
+def _common_prefix(new: list, old: list, limit: int) -> int:
+    """How many leading items ``new`` and ``old`` share, at most ``limit``."""
+    limit = min(limit, len(new), len(old))
+    if new[:limit] == old[:limit]:
+        return limit
+    lo, hi = 0, limit  # new[:lo] == old[:lo]; new[:hi] != old[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if new[lo:mid] == old[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _common_suffix(new: list, old: list, limit: int) -> int:
+    """How many trailing items ``new`` and ``old`` share, at most ``limit``."""
+    limit = min(limit, len(new), len(old))
+    if limit <= 0:
+        return 0
+    if new[len(new) - limit:] == old[len(old) - limit:]:
+        return limit
+    lo, hi = 0, limit  # the last lo items agree; the last hi do not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if new[len(new) - mid:] == old[len(old) - mid:]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def recursive_run(
+    text: str,
+    run_opts: Any,
+    separators: Sequence[str],
+    counter: Any,
+    old: RecursiveRun | None = None,
+    edit: tuple[int, int, int] | None = None,
+) -> RecursiveRun:
+    """The top level of ``recursive`` over ``text`` (see :class:`RecursiveRun`),
+    updated from ``old`` — the run of the text before ``edit`` ``(start, end,
+    inserted)`` replaced ``[start, end)`` by ``inserted`` characters — when
+    given. ``run_opts`` is a :class:`chunkseam.chunkers.recursive._Run` for
+    ``text`` (options and measure); ``counter`` its span counter."""
+    from .recursive import split_spans
+
+    size = run_opts.size
+    overlap = run_opts.overlap
+    measure = run_opts.measure
+    if not text:
+        return RecursiveRun(-1, 0)
+    sep_index = top_separator(text, separators, run_opts.regex)
+    separator = separators[sep_index]
+    rest = separators[sep_index + 1 :] if separator else ()
+    joiner = "" if run_opts.keep else separator
+    sep_len = measure(joiner) if joiner else 0
+    new = RecursiveRun(sep_index, sep_len)
+    pieces = split_spans(text, separator, keep_separator=run_opts.keep, is_regex=run_opts.regex)
+    new.pieces = pieces
+    n = len(pieces)
+
+    if old is not None and edit is not None and old.sep_index == sep_index and old.pieces:
+        a, b, ins = edit
+        delta = ins - (b - a)
+        old_pieces = old.pieces
+        # pieces before the edit: unchanged text, same spans
+        i0 = _common_prefix(pieces, old_pieces, bisect_right([p[1] for p in old_pieces], a))
+        # pieces after it: unchanged text, spans shifted by delta
+        tail_old = bisect_left([p[0] for p in old_pieces], b)
+        shifted = [(s + delta, e + delta) for s, e in old_pieces[tail_old:]]
+        same = _common_suffix(pieces, shifted, n - i0)
+        tail_new = n - same
+        tail_old = len(old_pieces) - same
+    else:
+        old = None
+
+    if old is None:
+        i0, tail_new, tail_old, delta = 0, n, len(pieces), 0
+        sizes = [measure(text[s:e]) for s, e in pieces]
+    else:
+        sizes = old.sizes[:i0]
+        sizes.extend(measure(text[s:e]) for s, e in pieces[i0:tail_new])
+        sizes.extend(old.sizes[tail_old:])
+    new.sizes = sizes
+
+    # the walk: from piece i0 with the old state there, until the state meets
+    # the old run's past the edit
+    post = old.post[:i0] if old is not None else []
+    kids = old.kids[:i0] if old is not None else []
+    if old is not None:
+        cut = bisect_left(old.steps, 2 * i0)
+        emits = old.emits[:cut]
+    else:
+        emits = []
+    first = old.pre(i0) if old is not None else 0
+    total = 0
+    if first < i0:
+        total = sum(sizes[first:i0]) + sep_len * (i0 - first - 1)
+    shift = tail_new - tail_old
+    strip = run_opts.strip
+    resumed_at = -1
+    k = i0
+    while k < n:
+        if old is not None and k >= tail_new and first >= tail_new:
+            m = k - shift
+            if old.pre(m) == first - shift:
+                resumed_at = m
+                break
+        s, e = pieces[k]
+        nk = sizes[k]
+        if nk >= size:
+            if first < k:
+                _emit(text, strip, counter, pieces, sizes, first, k, 2 * k, emits)
+            post.append(k)
+            if old is not None and k >= tail_new:
+                out = old.kids[k - shift]
+            elif rest:
+                out = _split_alone(text, run_opts, counter, s, e, rest)
+            else:
+                out = ((0, e - s, nk),)  # emitted as it is, like LangChain
+            kids.append(out)
+            emits.extend((2 * k + 1, s + rs, s + re_, t) for rs, re_, t in out)
+            first = k + 1
+            total = 0
+            k += 1
+            continue
+        if total + nk + (sep_len if k > first else 0) > size and k > first:
+            _emit(text, strip, counter, pieces, sizes, first, k, 2 * k, emits)
+            while total > overlap or (
+                total + nk + (sep_len if k > first else 0) > size and total > 0
+            ):
+                total -= sizes[first] + (sep_len if k - first > 1 else 0)
+                first += 1
+        post.append(first)
+        kids.append(None)
+        total += nk + (sep_len if k > first else 0)
+        k += 1
+    if resumed_at >= 0:
+        m = resumed_at
+        post.extend(p + shift for p in old.post[m:])
+        kids.extend(old.kids[m:])
+        cut = bisect_left(old.steps, 2 * m)
+        step_shift = 2 * shift
+        emits.extend((st + step_shift, s + delta, e + delta, t)
+                     for st, s, e, t in old.emits[cut:])
+    elif first < n:
+        _emit(text, strip, counter, pieces, sizes, first, n, 2 * n, emits)
+    new.walked = (i0, k)
+    new.post = post
+    new.kids = kids
+    new.emits = emits
+    new.steps = [x[0] for x in emits]
+    return new
+
+
+def _emit(text: str, strip: bool, counter: Any, pieces: list[tuple[int, int]], sizes: list[int],
+          i: int, j: int, step: int, out: list) -> None:
+    start = pieces[i][0]
+    end = pieces[j - 1][1]
+    if strip:
+        piece = text[start:end]
+        left = len(piece) - len(piece.lstrip())
+        if left == len(piece):
+            return
+        right = len(piece) - len(piece.rstrip())
+        start += left
+        end -= right
+    if start < end:
+        out.append((step, start, end, _tokens(counter, start, end, pieces, sizes, i, j)))
+
+
+def _tokens(counter: Any, start: int, end: int, pieces: list[tuple[int, int]], sizes: list[int],
+            i: int, j: int) -> int:
+    if counter is None:  # characters
+        return end - start
+    return counter.span(start, end, [(pieces[k][0], pieces[k][1], sizes[k]) for k in range(i, j)])
+
+
+def _split_alone(text: str, run_opts: Any, counter: Any, s: int, e: int,
+                 rest: Sequence[str]) -> tuple[tuple[int, int, int], ...]:
+    """The output of the piece ``[s, e)`` split with ``rest`` on its own,
+    relative to ``s``."""
+    run_opts.spans = []
+    run_opts.split(s, e, rest)
+    out = []
+    for start, end, group in run_opts.spans:
+        if counter is None:
+            tokens = end - start
+        elif isinstance(group, int):
+            tokens = group
+        else:
+            pieces, a, b = group
+            tokens = counter.span(start, end, pieces[a:b])
+        out.append((start - s, end - s, tokens))
+    run_opts.spans = []
+    return tuple(out)
+
+
+# -- langchain -----------------------------------------------------------------------------
+#
+# The ``langchain`` strategy runs the installed splitter. For a
+# RecursiveCharacterTextSplitter whose chunks the ``recursive`` run reproduces
+# (checked on the whole text when a document is first split), an edit is
+# re-split by LangChain itself only in a window of the text around it.
+#
+# The window starts where the merge buffer began just after a chunk was
+# emitted, before the first piece the edit changed (or after a piece split on
+# its own): the buffer then holds at most ``overlap`` and takes the next piece
+# without emitting, so a run started there with an empty buffer reaches the
+# same state without emitting anything. It ends at a piece at or after the
+# place where the updated run met the old one whose arrival emitted a chunk
+# (or that is split on its own): a run that stops there emits the same last
+# chunk by flushing its buffer. The window holds the top-level separator (else
+# it is widened), so LangChain splits it into the same pieces. Its chunks
+# from LangChain must equal the run's, else the whole text is split again;
+# the chunks before and after it are the previous version's (LangChain's,
+# checked then), shifted. This relies on LangChain's merge being the one
+# ``recursive`` implements, which tests/test_langchain_differential.py checks.
+
+
+def langchain_key(splitter: Any, sizer: Any) -> tuple:
+    return ("langchain", splitter, sizer)
+
+
+def langchain_update(doc: Document, splitter: Any, sizer: Any, size: int, overlap: int,
+                     options: dict[str, Any]) -> list[tuple[int, int, int]] | None:
+    """The chunks ``(start, end, tokens)`` of ``doc`` by ``splitter`` from the
+    previous version's, or None when they must be computed from scratch."""
+    from .recursive import recursive_chunks, run_key
+
+    key = langchain_key(splitter, sizer)
+    rkey = run_key(sizer, size, overlap, options)
+    if rkey is None:
+        return None
+    for ancestor, a, b, ins in doc.lineage()[:_LINEAGE]:
+        kept = ancestor.memoised(key)
+        if kept is None:
+            continue
+        old_run = ancestor.memoised(rkey)
+        if old_run is None:
+            return None
+        break
+    else:
+        return None
+    run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+                           previous=(old_run, a, b, ins), **options)
+    if run.sep_index != old_run.sep_index or not run.pieces:
+        return None
+    text = doc.text
+    n = len(run.pieces)
+    i0, k1 = run.walked
+    steps = run.steps
+
+    def anchor(k: int) -> bool:
+        """Did the run empty or flush its buffer when piece ``k`` came?"""
+        if k <= 0 or k >= n or run.kids[k] is not None:
+            return True
+        at = bisect_left(steps, 2 * k)
+        return at < len(steps) and steps[at] == 2 * k
+
+    # the window: from where the buffer held after an emission before the
+    # first changed piece begins, to an emission at or after the place where
+    # the run met the old one
+    ka = i0 - 1
+    while ka > 0 and not anchor(ka):
+        ka -= 1
+    kb = max(k1, ka + 1)
+    while not anchor(kb):
+        kb += 1
+    separators = list(options.get("separators") or ())
+    regex = bool(options.get("is_separator_regex", False))
+    while True:
+        start_piece = 0 if ka <= 0 else (ka if run.kids[ka] is not None else run.post[ka])
+        lo = run.pieces[start_piece][0] if start_piece > 0 else 0
+        hi = run.pieces[kb][0] if kb < n else len(text)
+        window = text[lo:hi]
+        if top_separator(window, separators, regex) == run.sep_index:
+            break
+        # the window lacks the top-level separator: widen it
+        if kb < n:
+            kb += 1
+            while not anchor(kb):
+                kb += 1
+        elif ka > 0:
+            ka -= 1
+            while ka > 0 and not anchor(ka):
+                ka -= 1
+        else:
+            return None
+    first = bisect_left(steps, 2 * ka + 1) if ka > 0 else 0
+    last = bisect_right(steps, 2 * kb)
+    mine = [(s, e) for _st, s, e, _t in run.emits[first:last]]
+    theirs = [t for t in splitter.split_text(window) if t]
+    if len(theirs) != len(mine) or any(text[s:e] != t for (s, e), t in zip(mine, theirs)):
+        return None
+    # the chunks outside the window are the previous version's, shifted
+    delta = ins - (b - a)
+    after = len(run.emits) - last
+    if first + after > len(kept):
+        return None
+    head = kept[:first]
+    tail = [(s + delta, e + delta, t) for s, e, t in kept[len(kept) - after:]]
+    spans = [(s, e) for _st, s, e, _t in run.emits]
+    if [(s, e) for s, e, _t in head] != spans[:first] or (
+        [(s, e) for s, e, _t in tail] != spans[last:]
+    ):
+        return None
+    count = sizer.count
+    return head + [(s, e, count(text[s:e])) for s, e in mine] + tail
+
+
+# -- sentence ------------------------------------------------------------------------------
+#
+# The units are sentences, found paragraph by paragraph (a paragraph's
+# sentences depend on its own text only); the state before a chunk (a run of
+# sentences) is its first sentence and the sentence after the chunk before it
+# (see chunkers/sentence.py, ``_greedy``).
+
+
+class SentenceRun:
+    """``paras`` (paragraph spans), ``starts[p]`` the index of paragraph
+    ``p``'s first sentence, ``spans`` the sentences, ``runs`` the chunks
+    ``(i, j, units)`` over sentences ``i..j``."""
+
+    __slots__ = ("paras", "starts", "spans", "runs")
+
+    def __init__(self) -> None:
+        self.paras: list[tuple[int, int]] = []
+        self.starts: list[int] = []
+        self.spans: list[tuple[int, int]] = []
+        self.runs: list[tuple[int, int, int]] = []
+
+    def state(self, r: int) -> tuple[int, int]:
+        """The state ``(i, floor)`` before run ``r``."""
+        return self.runs[r][0], (self.runs[r - 1][1] + 1 if r else 0)
+
+
+def _paragraphs_around(text: str, old: list[tuple[int, int]], a: int, b: int,
+                       ins: int) -> tuple[int, list[tuple[int, int]], int]:
+    """The paragraphs of ``text`` (the old text with ``[a, b)`` replaced by
+    ``ins`` characters) around the edit: ``(p0, scanned, p1)`` where the new
+    paragraphs are ``old[:p0] + scanned + old[p1:]`` (shifted).
+
+    Paragraphs are the text between matches of a blank-line pattern, which
+    reads only line breaks and blanks and stops at the first other
+    character. The scan starts at the last old paragraph that ends before the
+    edit (its start ends a match that read only text before the edit) and
+    stops at a match past the edit that the old scan had too (the same
+    paragraphs on both sides of it): from there on the scans agree."""
+    from .sentence import _BLANK_LINES, _NON_SPACE
+
+    delta = ins - (b - a)
+    p0 = max(0, bisect_right([p[1] for p in old], a) - 1)
+    start = old[p0][0] if p0 < len(old) else 0
+    if p0 == 0:
+        start = 0
+    old_starts = [p[0] for p in old]
+    scanned: list[tuple[int, int]] = []
+    for m in _BLANK_LINES.finditer(text, start):
+        if _NON_SPACE.search(text, start, m.start()):
+            scanned.append((start, m.start()))
+        start = m.end()
+        if m.start() >= a + ins:
+            q = bisect_left(old_starts, start - delta)
+            if (0 < q < len(old) and old[q][0] == start - delta
+                    and old[q - 1][1] == m.start() - delta):
+                return p0, scanned, q
+    if _NON_SPACE.search(text, start):
+        scanned.append((start, len(text)))
+    return p0, scanned, len(old)
+
+
+def sentence_run(doc: Document, sizer: Any, size: int, overlap: int) -> SentenceRun:
+    from .sentence import _greedy, measures, paragraph_sentences, paragraphs
+
+    try:
+        key: tuple | None = ("sentence", sizer, size, overlap)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    new = SentenceRun()
+    previous = find_previous(doc, key) if key is not None else None
+    old = None
+    if previous is not None:
+        old, a, b, ins = previous
+        delta = ins - (b - a)
+        p0, scanned, p1_old = _paragraphs_around(text, old.paras, a, b, ins)
+        paras = old.paras[:p0]
+        paras.extend(scanned)
+        paras.extend((s + delta, e + delta) for s, e in old.paras[p1_old:])
+        p1_new = p0 + len(scanned)
+        c0 = old.starts[p0] if p0 < len(old.starts) else len(old.spans)
+        c1_old = old.starts[p1_old] if p1_old < len(old.starts) else len(old.spans)
+        spans = old.spans[:c0]
+        starts = old.starts[:p0]
+        for ps, pe in paras[p0:p1_new]:
+            starts.append(len(spans))
+            spans.extend(paragraph_sentences(text, ps, pe))
+        c1_new = len(spans)
+        shift = c1_new - c1_old
+        starts.extend(x + shift for x in old.starts[p1_old:])
+        spans.extend((s + delta, e + delta) for s, e in old.spans[c1_old:])
+    else:
+        paras = paragraphs(text)
+        spans, starts = [], []
+        for ps, pe in paras:
+            starts.append(len(spans))
+            spans.extend(paragraph_sentences(text, ps, pe))
+    new.paras = paras
+    new.spans = spans
+    new.starts = starts
+    n = len(spans)
+    exact, first, unit = measures(text, spans, sizer)
+    if old is None or not old.runs:
+        new.runs = _greedy(n, exact, first, unit, size, overlap) if n else []
+    else:
+        # keep the chunks that read only sentences before the first changed
+        # one (a chunk reads the sentence after it too), less one
+        kept_runs = bisect_left([r[1] for r in old.runs], c0 - 1)
+        r0 = max(0, kept_runs - 1)
+        runs = old.runs[:r0]
+        old_starts = [r[0] for r in old.runs]
+        met: list[int] = []
+
+        def meet(i: int, floor: int) -> bool:
+            if i < c1_new or floor < c1_new:
+                return False
+            r = bisect_left(old_starts, i - shift)
+            if r < len(old_starts) and old_starts[r] == i - shift and (
+                old.state(r)[1] == floor - shift
+            ):
+                met.append(r)
+                return True
+            return False
+
+        _greedy(n, exact, first, unit, size, overlap, start=old.state(r0), runs=runs, meet=meet)
+        if met:
+            runs.extend((i + shift, j + shift, t) for i, j, t in old.runs[met[0]:])
+        new.runs = runs
+    if key is not None:
+        doc.memo(key, lambda: new)
+    return new
+
+
+# -- fixed ---------------------------------------------------------------------------------
+#
+# Token windows are cut from the whole text's tokens. A stable boundary (see
+# recursive.SpanCounter) ends a pre-token in every text that holds its two
+# characters, so the tokens of a text are those before such a boundary
+# followed by those after it: an edit re-encodes only the text between the
+# last stable boundary before it and the first after it.
+
+
+def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
+    """The :class:`chunkseam.chunkers.fixed._TokenText` of ``doc``, its tokens
+    spliced from the previous version's when that one is known."""
+    from .fixed import _TokenText
+    from .recursive import stable_boundaries_apply
+
+    try:
+        key: tuple | None = ("fixed-tokens", sizer, encoding)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    tokens = None
+    previous = find_previous(doc, key) if key is not None else None
+    if previous is not None and stable_boundaries_apply(sizer):
+        old, a, b, ins = previous
+        if not old.surrogates:
+            tokens = _splice_tokens(text, old, a, b, ins, encoding)
+            if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
+                tokens = None
+    encoded = _TokenText(text, sizer, encoding, tokens)
+    if key is not None:
+        doc.memo(key, lambda: encoded)
+    return encoded
+
+
+def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any) -> Any:
+    """``(lengths, first changed token, old blocks)`` for ``_TokenText``, or
+    None to encode the whole text."""
+    from array import array
+
+    from .fixed import _token_byte_lengths
+    from .recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST
+
+    delta = ins - (b - a)
+    m = STABLE_BOUNDARY_LAST.match(text, max(0, a - 512), a) or (
+        STABLE_BOUNDARY_LAST.match(text, 0, a))
+    h = m.end() if m is not None else 0
+    m = STABLE_BOUNDARY.search(text, a + ins)
+    t = m.end() if m is not None else len(text)
+    try:
+        middle = encoding.encode_ordinary(text[h:t])
+    except UnicodeEncodeError:  # pragma: no cover - tiktoken replaces surrogates
+        return None
+    i = old.token_at(old._byte(h))
+    j = old.token_at(old._byte(t - delta))
+    if i < 0 or j < 0 or j < i:
+        return None  # not token boundaries of the old text: cannot happen; be safe
+    table = _token_byte_lengths(encoding)
+    lens = old.lens[:i]
+    lens.extend(array("H", map(table.__getitem__, middle)))
+    lens.extend(old.lens[j:])
+    return lens, i, old.blocks

@@ -1,0 +1,52 @@
+"""``semchunk``: the installed semchunk (``chunkseam[semchunk]``).
+
+``semchunk.chunkerify(counter, chunk_size)(text, offsets=True, overlap=...)``
+with chunkseam's own counter (the sizer's ``count``; ``len`` for unit
+``chars``), so no tokenizer or model name is ever resolved by semchunk.
+semchunk returns each chunk's offsets (correct by construction: it slices
+the source); they are still verified, and the tracked search is the fallback.
+
+Options: ``splitter`` (only ``chunkerify``), ``memoize``, ``max_token_chars``.
+``chunking_model``, ``isaacus_client``, ``tokenizer_kwargs`` and a tokenizer
+name are refused: they name a model or a hub tokenizer (network, code).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tokens import Sizer
+from . import register
+from .adapter import Adapter, Piece
+
+
+class SemchunkAdapter(Adapter):
+    name = "semchunk"
+    description = "your installed semchunk (chunkerify), offsets verified"
+    module = "semchunk"
+    extra = "semchunk"
+    classes = {"chunkerify": "chunkerify"}
+    default = "chunkerify"
+    reserved = {
+        "chunk_size": "use the size setting",
+        "overlap": "use the overlap setting",
+        "tokenizer_or_token_counter": "chunkseam passes its own tokenizer (the encoding setting)",
+    }
+    forbidden = {
+        "chunking_model": "it names a model chunkseam would have to download and run",
+        "isaacus_client": "it calls a remote API",
+        "tokenizer_kwargs": "it configures a tokenizer chunkseam does not load",
+    }
+
+    def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
+              options: dict[str, Any]) -> Any:
+        counter = len if sizer.unit == "chars" else sizer.count
+        return (cls(counter, size, **options), overlap)
+
+    def split(self, built: Any, text: str) -> list[Piece]:
+        chunker, overlap = built
+        texts, offsets = chunker(text, offsets=True, overlap=overlap or None)
+        return [Piece(t, s, e) for t, (s, e) in zip(texts, offsets)]
+
+
+register(SemchunkAdapter())

@@ -1,0 +1,59 @@
+"""``text-splitter``: the installed semantic-text-splitter (``chunkseam[text-splitter]``).
+
+``TextSplitter`` or ``MarkdownSplitter`` (option ``splitter``), built with
+chunkseam's own sizer: ``cls(size, overlap, trim)`` for unit ``chars``;
+``cls.from_huggingface_tokenizer(tokenizer, ...)`` for an ``hf:`` encoding;
+``cls.from_callback(sizer.count, ...)`` for a tiktoken encoding (the same
+counts as ``from_tiktoken_model``, from the encoding chunkseam resolved
+offline). ``chunk_indices`` gives each chunk's character offset; it is
+verified, the tracked search being the fallback.
+
+Options: ``trim`` (default true: the library strips whitespace around each
+chunk). ``CodeSplitter`` is refused: it needs a tree-sitter grammar object,
+which a configuration file cannot name safely.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tokens import Sizer
+from . import register
+from .adapter import Adapter, Piece
+
+
+class TextSplitterAdapter(Adapter):
+    name = "text-splitter"
+    description = ("your installed semantic-text-splitter (TextSplitter, MarkdownSplitter), "
+                   "offsets verified")
+    module = "semantic_text_splitter"
+    extra = "text-splitter"
+    classes = {"TextSplitter": "TextSplitter", "MarkdownSplitter": "MarkdownSplitter"}
+    default = "MarkdownSplitter"
+    excluded = {"CodeSplitter": "it needs a tree-sitter grammar object, which a configuration "
+                "cannot pass; use the `code` chunker for source files"}
+    reserved = {"capacity": "use the size setting", "overlap": "use the overlap setting"}
+    forbidden = {"callback": "chunkseam passes its own counter",
+                 "tokenizer": "chunkseam passes its own tokenizer (the encoding setting)",
+                 "model": "chunkseam passes its own tokenizer (the encoding setting)"}
+
+    def accepted(self, cls: Any) -> set[str]:
+        return {"trim"}
+
+    def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
+              options: dict[str, Any]) -> Any:
+        trim = options.get("trim", True)
+        if not isinstance(trim, bool):
+            raise ValueError(f"{self.name}: option 'trim' must be true or false")
+        if sizer.unit == "chars":
+            return cls(size, overlap, trim)
+        tokenizer = getattr(sizer, "tokenizer", None)
+        if tokenizer is not None:  # Hugging Face tokenizers
+            return cls.from_huggingface_tokenizer(tokenizer, size, overlap, trim)
+        return cls.from_callback(sizer.count, size, overlap, trim)
+
+    def split(self, built: Any, text: str) -> list[Piece]:
+        return [Piece(t, start, start + len(t)) for start, t in built.chunk_indices(text)]
+
+
+register(TextSplitterAdapter())

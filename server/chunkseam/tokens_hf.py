@@ -1,0 +1,208 @@
+"""Hugging Face ``tokenizers`` as a sizer: ``encoding = "hf:..."``.
+
+Most open embedding models (bge, e5, nomic, gte …) count tokens with a
+``tokenizer.json`` read by the Hugging Face ``tokenizers`` library, not with
+tiktoken. The encoding setting names one as:
+
+* ``hf:PATH/tokenizer.json`` (or ``hf:PATH`` of a directory that holds one),
+  a relative path being taken from the config file's directory;
+* ``hf:ORG/MODEL``: a model id, resolved from the local Hugging Face cache
+  only (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
+  ``~/.cache/huggingface/hub``: ``models--ORG--MODEL/snapshots/*/tokenizer.json``).
+  Nothing is downloaded unless the user allows network (``allow-network``),
+  and then with ``huggingface_hub`` and a bounded wait.
+
+Counts: :meth:`HFSizer.count` is the number of tokens of the text as the
+tokenizer encodes it *without* the model's special tokens (so the sizes of
+adjacent pieces add up, as chunkers need); :attr:`HFSizer.special_tokens`
+is how many the tokenizer's post-processor adds around one input
+(``[CLS]``/``[SEP]`` for BERT-like models) — what ``tokenizer.encode(text)``
+counts on top, and what the embedding-limit rule (CS105) adds, because the
+model sees them. The ``tokenizers`` library is the optional dependency
+``chunkseam[hf]``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from .tokens import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable
+
+PREFIX = "hf:"
+#: the largest tokenizer.json read (real ones are 0.5–20 MB)
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MISSING = ('Hugging Face tokenizers need the `tokenizers` library: '
+           'pip install "chunkseam[hf]"')
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+_lock = threading.Lock()
+_sizers: dict[tuple[str, str], HFSizer] = {}
+
+
+def is_hf(encoding: str | None) -> bool:
+    return isinstance(encoding, str) and encoding.startswith(PREFIX)
+
+
+def check_name(value: str) -> str:
+    """The shape of an ``hf:`` encoding setting (no file access): ValueError if bad."""
+    ref = value[len(PREFIX):].strip()
+    if not ref or "\x00" in ref:
+        raise ValueError("hf: needs a tokenizer.json path or a model id (hf:BAAI/bge-small-en-v1.5)")
+    return PREFIX + ref
+
+
+class HFSizer:
+    """Exact token counts of a Hugging Face ``tokenizers.Tokenizer``."""
+
+    unit = "tokens"
+    approximate = False
+
+    def __init__(self, tokenizer: Any, *, name: str, source: str) -> None:
+        self.tokenizer = tokenizer
+        self.name = name
+        self.source = source
+        try:
+            self.special_tokens = int(tokenizer.num_special_tokens_to_add(False))
+        except Exception:  # a tokenizer without a post-processor
+            self.special_tokens = 0
+        self._cached = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(self._count)
+
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        if len(text) <= COUNT_CACHE_MAX_CHARS:
+            return self._cached(text)
+        return self._count(text)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def __repr__(self) -> str:
+        return f"HFSizer({self.name}, source={self.source!r})"
+
+
+def hub_cache_dir() -> Path:
+    env = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
+    if env:
+        return Path(env).expanduser()
+    home = os.environ.get("HF_HOME")
+    if home:
+        return Path(home).expanduser() / "hub"
+    return Path.home() / ".cache" / "huggingface" / "hub"
+
+
+def _cached_model_file(model: str) -> Path | None:
+    base = hub_cache_dir() / ("models--" + model.replace("/", "--"))
+    ref = base / "refs" / "main"
+    snapshots = base / "snapshots"
+    candidates: list[Path] = []
+    try:
+        if ref.is_file():
+            candidates.append(snapshots / ref.read_text(encoding="utf-8").strip() / "tokenizer.json")
+        if snapshots.is_dir():
+            candidates.extend(sorted(snapshots.glob("*/tokenizer.json")))
+    except OSError:
+        return None
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _download(model: str, timeout: float) -> Path | None:
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError:
+        return None
+    old = os.environ.get("HF_HUB_DOWNLOAD_TIMEOUT")
+    os.environ["HF_HUB_DOWNLOAD_TIMEOUT"] = str(int(max(1, timeout)))
+    try:
+        return Path(hf_hub_download(model, "tokenizer.json", etag_timeout=timeout))
+    except Exception:
+        return None
+    finally:
+        if old is None:
+            os.environ.pop("HF_HUB_DOWNLOAD_TIMEOUT", None)
+        else:
+            os.environ["HF_HUB_DOWNLOAD_TIMEOUT"] = old
+
+
+def _read_regular(path: Path, name: str) -> str:
+    try:
+        resolved = path.resolve()
+        if not resolved.is_file():
+            raise TokenizerUnavailable(f"{name}: {path} is not a regular file", encoding=name)
+        size = resolved.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TokenizerUnavailable(
+                f"{name}: {path} is {size} bytes, over the {MAX_FILE_BYTES} bytes a "
+                "tokenizer.json may have", encoding=name)
+        with open(resolved, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        return data.decode("utf-8")
+    except OSError as exc:
+        raise TokenizerUnavailable(f"{name}: cannot read {path}: {exc.strerror or exc}",
+                                   encoding=name) from None
+    except UnicodeDecodeError:
+        raise TokenizerUnavailable(f"{name}: {path} is not UTF-8 JSON", encoding=name) from None
+
+
+def resolve_file(name: str, *, base: str | os.PathLike[str] | None = None,
+                 allow_network: bool = False, timeout: float = 10.0) -> Path:
+    """The tokenizer.json an ``hf:`` encoding names (offline unless allowed)."""
+    ref = check_name(name)[len(PREFIX):]
+    path = Path(os.path.expanduser(ref))
+    if not path.is_absolute() and base is not None:
+        path = Path(base) / path
+    if path.is_dir():
+        path = path / "tokenizer.json"
+    if path.exists() or ref.endswith(".json") or not _MODEL_ID.match(ref):
+        if not path.exists():
+            raise TokenizerUnavailable(f"{name}: no tokenizer file at {path}", encoding=name)
+        return path
+    cached = _cached_model_file(ref)
+    if cached is not None:
+        return cached
+    if allow_network:
+        got = _download(ref, timeout)
+        if got is not None:
+            return got
+    raise TokenizerUnavailable(
+        f"{name}: model {ref!r} is not in the local Hugging Face cache ({hub_cache_dir()}); "
+        "download it once (huggingface-cli download " + ref + " tokenizer.json), point "
+        "encoding at a tokenizer.json (hf:path/to/tokenizer.json), or set allow-network = true",
+        encoding=name)
+
+
+def get_hf_sizer(name: str, *, base: str | os.PathLike[str] | None = None,
+                 allow_network: bool = False, timeout: float = 10.0) -> HFSizer:
+    """The (cached) sizer for an ``hf:`` encoding; :class:`TokenizerUnavailable` if none."""
+    path = resolve_file(name, base=base, allow_network=allow_network, timeout=timeout)
+    key = (name, str(path.resolve()))
+    with _lock:
+        hit = _sizers.get(key)
+    if hit is not None:
+        return hit
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise TokenizerUnavailable(f"{name}: {MISSING}", encoding=name) from None
+    text = _read_regular(path, name)
+    try:
+        tokenizer = Tokenizer.from_str(text)
+    except Exception as exc:
+        raise TokenizerUnavailable(f"{name}: {path} is not a tokenizer.json: {exc}",
+                                   encoding=name) from None
+    sizer = HFSizer(tokenizer, name=name, source=str(path))
+    with _lock:
+        return _sizers.setdefault(key, sizer)
+
+
+def clear_caches() -> None:
+    with _lock:
+        _sizers.clear()

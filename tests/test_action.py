@@ -1,0 +1,90 @@
+"""action.yml: the GitHub Action's own scripts, run by bash as the runner would run them."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+RUNON = "# T\n\nHello world, this is a sentence that runs on and on.\n"
+
+
+def step(name: str) -> dict:
+    return next(s for s in ACTION["runs"]["steps"] if s.get("name") == name)
+
+
+def render(env: dict[str, str], inputs: dict[str, str], github: dict[str, str]) -> dict[str, str]:
+    """The step's env with ${{ inputs.x }} / ${{ github.x }} substituted as the runner does."""
+    defaults = {k: v.get("default", "") for k, v in ACTION["inputs"].items()}
+    values = {**defaults, **inputs}
+
+    def sub(v: str) -> str:
+        v = re.sub(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", lambda m: values[m.group(1)], str(v))
+        return re.sub(r"\$\{\{\s*github\.(\w+)\s*\}\}", lambda m: github[m.group(1)], v)
+
+    return {k: sub(v) for k, v in env.items()}
+
+
+def run_step(name: str, inputs: dict[str, str], tmp: Path, extra_env: dict[str, str], path: str):
+    s = step(name)
+    assert s["shell"] == "bash"
+    env = {**os.environ, **extra_env, "PATH": path,
+           **render(s.get("env", {}), inputs, {"action_path": str(ROOT)})}
+    return subprocess.run(["bash", "-e", "-c", s["run"]], env=env, cwd=tmp, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_metadata() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    assert {"args", "version", "python-version", "summary"} <= set(ACTION["inputs"])
+    for s in ACTION["runs"]["steps"]:
+        if "run" in s:  # inputs reach scripts through env, never spliced into the script
+            assert "${{" not in s["run"]
+
+
+def test_lint_step_annotates_fails_and_writes_the_summary(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text(RUNON, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    bindir = str(Path(sys.executable).parent)
+    path = bindir + os.pathsep + os.environ.get("PATH", "")
+    out = run_step("chunkseam lint", {"args": "docs --chunker fixed --size 20 --unit chars"}, tmp_path,
+                   {"GITHUB_STEP_SUMMARY": str(summary)}, path)
+    assert out.returncode == 1, out.stderr
+    assert re.search(r"^::error file=docs/a\.md,line=3,col=\d+", out.stdout, flags=re.M)
+    body = summary.read_text(encoding="utf-8")
+    assert body.startswith("## chunkseam") and "| Rule | Name | Issues |" in body
+    # a clean tree passes
+    (tmp_path / "docs" / "a.md").write_text("# T\n\nShort.\n", encoding="utf-8")
+    out = run_step("chunkseam lint", {"args": "docs", "summary": "false"}, tmp_path, {}, path)
+    assert out.returncode == 0 and "No issues in 1 file" in out.stdout
+
+
+@pytest.mark.parametrize("inputs, expected", [
+    ({}, "{root}"),
+    ({"extras": "langchain"}, "{root}[langchain]"),
+    ({"version": "0.1.0", "extras": "langchain"}, "chunkseam[langchain]==0.1.0"),
+])
+def test_install_step(tmp_path: Path, inputs: dict[str, str], expected: str) -> None:
+    # a `python` that records its arguments instead of installing
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    log = tmp_path / "args.txt"
+    (shim / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{log}"\n', encoding="utf-8")
+    (shim / "python").chmod(stat.S_IRWXU)
+    path = str(shim) + os.pathsep + os.path.dirname(shutil.which("bash") or "/bin/bash")
+    out = run_step("Install chunkseam", inputs, tmp_path, {}, path)
+    assert out.returncode == 0, out.stderr
+    args = log.read_text(encoding="utf-8").splitlines()
+    assert args[:3] == ["-m", "pip", "install"]
+    assert args[-1] == expected.format(root=ROOT)

@@ -1,0 +1,333 @@
+"""Pipeline-library adapters: the real libraries, run with chunkseam's own tokenizer.
+
+Per library, on a bounded corpus sample (markdown, readmes, rag-docs, code):
+chunk texts identical to the library's own output, true spans (the source
+text at each chunk's offsets, in order), and repeated-text cases where the
+library's own offsets are wrong and chunkseam's are right. Also: the class
+allow-list, refused options (code, import strings, hub names), strategies
+needing models or network, the explicit approximate mode and the entry-point
+group. All offline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import random
+
+import pytest
+from chunkseam import chunkers
+from chunkseam.chunkers import adapter
+from chunkseam.document import Document
+from chunkseam.tokens import get_encoding, get_sizer
+from conftest import CORPUS, IN_CI
+
+TOK = get_sizer("tokens", "cl100k_base")
+CHARS = get_sizer("chars")
+ENC = get_encoding("cl100k_base")
+SIZE, OVERLAP = 128, 16
+
+
+def need(module: str):
+    """The library, or skip locally (a failure in CI: it is in the test extra)."""
+    try:
+        return pytest.importorskip(module)
+    except pytest.skip.Exception:
+        if IN_CI:
+            pytest.fail(f"{module} is in the test extra but not installed")
+        raise
+
+
+def sample() -> list:
+    if not CORPUS.is_dir():
+        if IN_CI:
+            pytest.fail(f"corpus not found at {CORPUS}")
+        pytest.skip("corpus not found")
+    picked = []
+    rng = random.Random(11)
+    for sub, pattern, n in (("markdown/readmes", "*.md", 3), ("markdown/rag-docs", "*.md", 3),
+                            ("markdown/fastapi", "*.md", 2), ("code", "*.*", 3)):
+        files = sorted(p for p in (CORPUS / sub).rglob(pattern)
+                       if p.is_file() and 500 < p.stat().st_size < 25_000)
+        picked += rng.sample(files, min(n, len(files)))
+    return picked
+
+
+def texts_of(path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def check_spans(text, chunks, name):
+    previous = 0
+    for i, c in enumerate(chunks):
+        assert c.index == i and c.strategy == name
+        assert text[c.start:c.end] == c.text and c.text
+        assert c.start >= previous, "chunks move forward through the document"
+        previous = c.start
+        assert c.tokens == TOK.count(c.text) or c.tokens == len(c.text)
+        assert not c.approximate
+
+
+def run(name, text, sizer=TOK, size=SIZE, overlap=OVERLAP, **options):
+    chunks = chunkers.get(name).chunk(Document(text), sizer, size=size, overlap=overlap, **options)
+    check_spans(text, chunks, name)
+    return chunks
+
+
+def tiles(text, spans):
+    """Non-overlapping spans that leave only whitespace between them (overlap 0)."""
+    return all(a_end <= b_start and not text[a_end:b_start].strip()
+               for (_, a_end), (b_start, _) in itertools.pairwise(spans))
+
+
+REPEATED = "Restart the server. " * 40 + "\n\nDone."
+PARAGRAPH = "Stop the service first. Then restart the server and check the logs."
+SECTIONS = "\n\n".join(["# Restarting", "Intro."] + [
+    part for os in ("Linux", "macOS", "Windows", "BSD") for part in (f"## {os}", PARAGRAPH)])
+
+
+# --- semchunk -------------------------------------------------------------------
+
+def test_semchunk_differential():
+    semchunk = need("semchunk")
+    for path in sample():
+        text = texts_of(path)
+        theirs, offsets = semchunk.chunkerify(ENC, SIZE)(text, offsets=True, overlap=OVERLAP)
+        ours = run("semchunk", text)
+        assert [c.text for c in ours] == theirs, path
+        assert [(c.start, c.end) for c in ours] == [tuple(o) for o in offsets], path
+        assert all(c.meta["offsets"] == "native" for c in ours)
+    chars = run("semchunk", REPEATED, CHARS, size=60, overlap=0)
+    assert tiles(REPEATED, [(c.start, c.end) for c in chars])
+
+
+# --- semantic-text-splitter -----------------------------------------------------
+
+def test_text_splitter_differential():
+    sts = need("semantic_text_splitter")
+    for path in sample():
+        text = texts_of(path)
+        for cls in ("MarkdownSplitter", "TextSplitter"):
+            theirs = getattr(sts, cls).from_tiktoken_model("gpt-4", SIZE, OVERLAP).chunk_indices(text)
+            ours = run("text-splitter", text, splitter=cls)
+            assert [(c.start, c.text) for c in ours] == list(theirs), (path, cls)
+    # trim = false keeps the whitespace, chunks then tile the document
+    untrimmed = run("text-splitter", REPEATED, CHARS, size=50, overlap=0, trim=False)
+    assert "".join(c.text for c in untrimmed) == REPEATED
+    with pytest.raises(ValueError, match="CodeSplitter is not supported: it needs a tree-sitter"):
+        run("text-splitter", "x", splitter="CodeSplitter")
+
+
+# --- chonkie --------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", ["RecursiveChunker", "SentenceChunker", "TokenChunker"])
+def test_chonkie_differential(cls):
+    chonkie = need("chonkie")
+    overlap = 0 if cls == "RecursiveChunker" else OVERLAP
+    for path in sample():
+        text = texts_of(path)
+        kwargs = {} if cls == "RecursiveChunker" else {"chunk_overlap": overlap}
+        theirs = getattr(chonkie, cls)(tokenizer=ENC, chunk_size=SIZE, **kwargs).chunk(text)
+        if any("\ufffd" in c.text and "\ufffd" not in text for c in theirs):
+            # token windows cut inside multibyte characters (a corpus file in Chinese):
+            # no true spans exist, which is an error unless approximate = true
+            assert cls == "TokenChunker"
+            with pytest.raises(ValueError, match="not a span of the source"):
+                run("chonkie", text, overlap=overlap, splitter=cls)
+            continue
+        ours = run("chonkie", text, overlap=overlap, splitter=cls)
+        assert [c.text for c in ours] == [c.text for c in theirs], (path, cls)
+        assert [(c.start, c.end) for c in ours] == [(c.start_index, c.end_index) for c in theirs]
+
+
+MULTIBYTE = "Übersicht — 日本語のテキスト、絵文字 🎉🚀 und Umlaute äöü. " * 40
+
+
+def test_chonkie_token_chunker_on_multibyte_text_is_an_error_or_explicitly_approximate():
+    chonkie = need("chonkie")
+    theirs = chonkie.TokenChunker(tokenizer=ENC, chunk_size=32, chunk_overlap=4).chunk(MULTIBYTE)
+    broken = [c for c in theirs if "\ufffd" in c.text]
+    assert broken, "chonkie's token windows split multibyte characters"
+    assert any(MULTIBYTE[c.start_index:c.end_index] != c.text for c in theirs)
+    name = chunkers.get("chonkie")
+    with pytest.raises(ValueError, match="not a span of the source.*approximate = true"):
+        name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker")
+    approx = name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker",
+                        approximate=True)
+    assert len(approx) == len(theirs)
+    assert all(c.approximate and c.to_dict()["approximate"] is True for c in approx)
+    assert all(c.meta["offsets"] == "approximate" for c in approx)
+    assert [c.start for c in approx] == sorted(c.start for c in approx)
+
+
+# --- LlamaIndex -----------------------------------------------------------------
+
+def _llama_nodes(splitter, text):
+    from llama_index.core import Document as LlamaDocument
+
+    with contextlib.redirect_stdout(io.StringIO()):  # LlamaIndex prints size warnings
+        return splitter.get_nodes_from_documents([LlamaDocument(text=text)])
+
+
+@pytest.mark.parametrize("cls", ["SentenceSplitter", "TokenTextSplitter"])
+def test_llamaindex_differential(cls):
+    parsers = need("llama_index.core.node_parser")
+    for path in sample():
+        text = texts_of(path)
+        nodes = _llama_nodes(getattr(parsers, cls)(chunk_size=SIZE, chunk_overlap=OVERLAP,
+                                                   tokenizer=ENC.encode), text)
+        ours = run("llamaindex", text, splitter=cls)
+        assert [c.text for c in ours] == [n.text for n in nodes], (path, cls)
+        assert all(c.meta["offsets"] == "tracked" for c in ours)
+
+
+@pytest.mark.parametrize("cls", ["SentenceSplitter", "TokenTextSplitter"])
+def test_llamaindex_own_offsets_are_wrong_on_repeated_text_and_ours_are_right(cls):
+    parsers = need("llama_index.core.node_parser")
+    nodes = _llama_nodes(getattr(parsers, cls)(chunk_size=16, chunk_overlap=0,
+                                               tokenizer=ENC.encode), REPEATED)
+    theirs = [(n.start_char_idx, n.end_char_idx) for n in nodes]
+    ours = run("llamaindex", REPEATED, size=16, overlap=0, splitter=cls)
+    assert [c.text for c in ours] == [n.text for n in nodes]
+    assert not tiles(REPEATED, theirs), "LlamaIndex places chunks on earlier copies"
+    spans = [(c.start, c.end) for c in ours]
+    assert tiles(REPEATED, spans) and spans[-1][1] == len(REPEATED)
+    # with overlap, on repeated sections: every chunk starts inside the previous one's
+    # tail (within the overlap), never on an earlier copy, and no text is left out
+    with_overlap = run("llamaindex", SECTIONS, size=24, overlap=8, splitter=cls)
+    for a, b in itertools.pairwise(with_overlap):
+        assert a.start < b.start <= a.end + 2
+        assert TOK.count(SECTIONS[b.start:a.end]) <= 8 + 4
+    assert with_overlap[0].start == 0 and with_overlap[-1].end == len(SECTIONS)
+
+
+def test_llamaindex_markdown_node_parser_and_refusals():
+    parsers = need("llama_index.core.node_parser")
+    for path in sample()[:8]:
+        text = texts_of(path)
+        nodes = _llama_nodes(parsers.MarkdownNodeParser(), text)
+        ours = run("llamaindex", text, overlap=0, splitter="MarkdownNodeParser")
+        assert [c.text for c in ours] == [n.text for n in nodes if n.text]
+        assert all(c.meta["offsets"] == "native" for c in ours)
+    li = chunkers.get("llamaindex")
+    for option, match in (({"tokenizer": "gpt2"}, "'tokenizer' is not accepted"),
+                          ({"id_func": "os.system"}, "'id_func' is not accepted"),
+                          ({"splitter": "CodeSplitter"}, "downloads its grammars"),
+                          ({"splitter": "SemanticSplitterNodeParser"}, "embedding model"),
+                          ({"splitter": "os.path"}, "not an import path"),
+                          ({"chunk_size": 10}, "set by chunkseam"),
+                          ({"nonsense": 1}, "does not accept option 'nonsense'")):
+        with pytest.raises(ValueError, match=match):
+            li.chunk(Document("some text"), TOK, size=64, overlap=0, **option)
+
+
+# --- Haystack -------------------------------------------------------------------
+
+def _haystack(splitter, text):
+    from haystack import Document as HaystackDocument
+
+    if hasattr(splitter, "warm_up") and getattr(splitter, "split_by", "") != "token":
+        splitter.warm_up()
+    return splitter.run([HaystackDocument(content=text)])["documents"]
+
+
+@pytest.mark.parametrize("split_by", ["word", "passage", "token"])
+def test_haystack_document_splitter_differential(split_by):
+    pre = need("haystack.components.preprocessors")
+    size, overlap = (SIZE, OVERLAP) if split_by != "passage" else (2, 1)
+    for path in sample():
+        text = texts_of(path)
+        splitter = pre.DocumentSplitter(split_by=split_by, split_length=size, split_overlap=overlap,
+                                        tokenizer_encoding="cl100k_base")
+        if split_by == "token":
+            splitter._tiktoken_tokenizer = ENC  # the offline encoding, as chunkseam passes it
+        docs = _haystack(splitter, text)
+        ours = run("haystack", text, size=size, overlap=overlap, split_by=split_by)
+        assert [c.text for c in ours] == [d.content for d in docs if d.content], (path, split_by)
+        assert [c.start for c in ours] == [d.meta["split_idx_start"] for d in docs if d.content]
+
+
+def test_haystack_recursive_and_refusals():
+    pre = need("haystack.components.preprocessors")
+    text = texts_of(sample()[0])
+    seps = ["\n\n", "\n", " "]
+    splitter = pre.RecursiveDocumentSplitter(split_length=300, split_overlap=0, split_unit="char",
+                                             separators=seps)
+    ours = run("haystack", text, CHARS, size=300, overlap=0, splitter="RecursiveDocumentSplitter",
+               split_unit="char", separators=seps)
+    assert [c.text for c in ours] == [d.content for d in _haystack(splitter, text) if d.content]
+    hs = chunkers.get("haystack")
+    for option, match in (({"splitting_function": "os.system"}, "it is code"),
+                          ({"split_by": "function"}, "runs code"),
+                          ({"split_by": "sentence"}, "NLTK"),
+                          ({"respect_sentence_boundary": True}, "NLTK"),
+                          ({"splitter": "RecursiveDocumentSplitter"}, "default separators")):
+        with pytest.raises(ValueError, match=match):
+            hs.chunk(Document("some text"), TOK, size=64, overlap=0, **option)
+
+
+# --- the helper -----------------------------------------------------------------
+
+def test_verified_native_rejects_wrong_copies_and_disorder():
+    text = "abc abc abc"
+    P = adapter.Piece
+    assert adapter.verified_native(text, [P("abc", 0, 3), P("abc", 4, 7)], TOK) == [(0, 3), (4, 7)]
+    assert adapter.verified_native(text, [P("abc", 4, 7), P("abc", 0, 3)], TOK) is None
+    assert adapter.verified_native(text, [P("abd", 0, 3)], TOK) is None
+    assert adapter.verified_native(text, [P("abc", None, None)], TOK) is None
+    # under overlap 0 a chunk may not start inside the previous one
+    assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc", 4, 7)], TOK,
+                                   lambda s, e, start: False) is None
+    # within an allowed overlap it is taken
+    assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
+                                   lambda s, e, start: e - start <= 3) == [(0, 7), (4, 11)]
+
+
+def test_missing_library_is_one_clear_error(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_semchunk(name, *args, **kwargs):
+        if name == "semchunk":
+            raise ImportError("No module named 'semchunk'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_semchunk)
+    monkeypatch.delitem(__import__("sys").modules, "semchunk", raising=False)
+    a = chunkers.get("semchunk")
+    a._cache.clear()
+    with pytest.raises(RuntimeError, match=r'pip install "chunkseam\[semchunk\]"'):
+        a.chunk(Document("text"), TOK, size=10, overlap=0)
+
+
+def test_entry_points_load_only_when_trusted(monkeypatch):
+    from importlib import metadata
+
+    loaded = []
+
+    class EP:
+        name = "thirdparty"
+
+        def load(self):
+            loaded.append(1)
+
+            class Third:
+                name = "thirdparty"
+                description = "a third-party chunker"
+
+                def chunk(self, doc, sizer, *, size, overlap=0, **options):
+                    return []
+
+            return Third
+
+    monkeypatch.setattr(metadata, "entry_points", lambda group=None: [EP()] if group ==
+                        adapter.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(adapter, "_entry_points_loaded", False)
+    assert adapter.load_entry_points(False) == [] and not loaded
+    try:
+        assert adapter.load_entry_points(True) == ["thirdparty"]
+        assert "thirdparty" in chunkers.names()
+    finally:
+        chunkers._REGISTRY.pop("thirdparty", None)
