@@ -30,6 +30,8 @@ export const ENGINE_KEYS = [
   "approximateTokens",
   "plugins",
   "debounceMs",
+  "chunkSymbols",
+  "chunkFolding",
 ] as const;
 
 /** Settings the server itself reads (not the engine). */
