@@ -9,7 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lsp_support import (
-    CONFIG, FIXED_200, FIXTURES, apply_edits, change_doc, edits_of, initialize, open_doc,
+    CONFIG, FIXTURES, apply_edits, change_doc, edits_of, initialize, open_doc,
     shutdown, wait_published,
 )
 
@@ -280,14 +280,15 @@ async def test_fixed_window_fixes_are_proven_or_not_offered(client: LanguageClie
     assert not [d for d in after if d.code == "CS001" and d.range.start.line == cut_line]
 
 
-async def test_fixed_window_disable_that_would_be_unused_is_not_offered(client: LanguageClient):
+async def test_fixed_window_suppressions_say_they_shift_the_cuts(client: LanguageClient):
     uri = "untitled:/streaming.md"
     diags = await open_with(client, uri, STREAMING, fixed_at_channel())
-    # the later cuts: any comment moves them off the word they split, so a
-    # line comment there would silence nothing (CS900) and is not offered
-    for diag in [d for d in diags if d.code == "CS001"][1:]:
+    later = [d for d in diags if d.code == "CS001"][1:]
+    assert later
+    for diag in later:
         titles = [a.title for a in await actions_for(client, uri, diag)]
-        assert not any(t.startswith("Disable CS001 for this line") for t in titles), titles
+        # whatever is offered was verified, and says that it moves the window's cuts
+        assert all("shifts all" in t for t in titles), titles
 
 
 IT_PARAGRAPH = ("# Pool\n\nThe pool keeps idle sockets open for a while. It closes them after the "
@@ -336,3 +337,20 @@ async def test_source_fix_all(client: LanguageClient):
     # a quick-fix request does not compute the fix-all
     quick = await actions_for(client, uri, after[0]) if after else []
     assert all(a.kind == types.CodeActionKind.QuickFix for a in quick)
+
+
+async def test_light_bulb_requests_are_bounded_and_the_rest_follows(client: LanguageClient):
+    uri = "untitled:/timeouts.md"
+    diags = await open_with(client, uri, TIMEOUTS, RECURSIVE_80)
+    diag = next(d for d in diags if d.code == "CS002")
+    # what the editor asks by itself on a cursor move: at least the first fix, verified
+    auto = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=TD(uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag],
+                                        trigger_kind=types.CodeActionTriggerKind.Automatic)))
+    assert auto and auto[0].title.startswith("Insert paragraph break") and auto[0].is_preferred
+    # what the writer asks (Ctrl+.): everything, the same verdicts
+    invoked = await actions_for(client, uri, diag)
+    titles = [a.title for a in invoked]
+    assert {a.title for a in auto} <= set(titles)
+    assert any(t.startswith("Disable CS002 for this file") for t in titles), titles

@@ -117,6 +117,8 @@ async def test_hover_in_an_overlap_shows_both_chunks(client: LanguageClient):
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=TD(uri), position=types.Position(line, col)))
     assert "**Chunk 1/" in hover.contents.value and "**Chunk 2/" in hover.contents.value
+    for d in client.diagnostics[uri]:  # an issue between the two chunks is listed once
+        assert hover.contents.value.count(d.message) <= 1, d.message
 
 
 async def test_hover_truncates_a_huge_chunk_but_keeps_both_ends(client: LanguageClient):

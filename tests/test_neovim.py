@@ -87,3 +87,6 @@ def test_neovim_shows_diagnostics_hover_and_code_lenses(tmp_path: Path):
     assert lenses[0]["command"]["command"] == "chunkseam.showChunk"
     assert any("issue" in lens["command"]["title"] for lens in lenses)
     assert dict(results)["codelens_count"] == n_chunks
+    # running a lens shows the chunk (here as a message: this Neovim has no showDocument)
+    ran = dict(results)["lens_run"]
+    assert ran["shown"].startswith(ran["title"] + ": “"), ran

@@ -198,9 +198,9 @@ def file_included(path: str | Path, include: tuple[str, ...] | list[str], *,
                   base: Path | None = None) -> bool:
     """Whether walking ``base`` (``chunkseam lint .`` there) would lint ``path``
     by the ``include`` setting; the editor analyses exactly those files."""
-    spec = _spec(include)
     p = Path(path)
-    return _included(p, base if base is not None else p.parent, spec)
+    root = base if base is not None else p.parent
+    return _included(p, root, tuple(include) or None, root)
 
 
 def discover(

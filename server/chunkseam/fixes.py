@@ -166,11 +166,13 @@ def anchor(issue: Issue) -> int:
 
 
 def unit_span(issue: Issue) -> tuple[int, int]:
-    """The broken unit an issue is about (its range, related range and cut)."""
+    """The broken unit an issue is about: its range, the cut, and the unit the
+    issue's data names (sentence, word, block, list item, table, heading, bracket span,
+    definition, string)."""
     lo, hi = issue.start, issue.end
     data = issue.data or {}
-    for key in ("sentence", "block", "paragraph", "word", "item"):
-        v = data.get(key)
+    for v in (data.get(k) for k in ("sentence", "word", "block", "item", "table", "heading", "span",
+                                    "definition", "string")):
         if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
             lo, hi = min(lo, v[0]), max(hi, v[1])
     if issue.cut is not None:
@@ -648,7 +650,7 @@ def _has(sorted_list: list[int], value: int) -> bool:
 
 def verified(doc: Document, settings: Any, before: Analysis, issues: Iterable[Issue], *,
              budget: float | None = BUDGET, suppressions: bool = True,
-             cache: dict | None = None) -> tuple[list[Verdict], bool]:
+             cache: dict | None = None, min_verified: int = MIN_VERIFIED) -> tuple[list[Verdict], bool]:
     """The verdicts of every candidate fix of ``issues`` that may be offered
     (its issue is gone), best first, and whether all were verified within
     ``budget`` seconds. ``cache`` (candidate key -> verdict) is read and filled."""
@@ -665,7 +667,7 @@ def verified(doc: Document, settings: Any, before: Analysis, issues: Iterable[Is
             ckey = (key, issue.code, anchor(issue))
             v = cache.get(ckey) if cache is not None else None
             if v is None:
-                if done >= MAX_VERIFIED or (budget is not None and done >= MIN_VERIFIED
+                if done >= MAX_VERIFIED or (budget is not None and done >= min_verified
                                             and time.perf_counter() - t0 > budget):
                     complete = False
                     continue

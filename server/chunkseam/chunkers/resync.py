@@ -96,12 +96,12 @@ class RecursiveRun:
 
 def top_separator(text: str, separators: Sequence[str], regex: bool) -> int:
     """Index of the separator the top level splits at (LangChain's choice)."""
-    from .recursive import _pattern
+    from .recursive import _search  # regular expressions under the analysis' time budget
 
     for i, sep in enumerate(separators):
         if not sep:
             return i
-        if _pattern(sep, regex).search(text):
+        if _search(sep, regex, text):
             return i
     return len(separators) - 1
 

@@ -29,6 +29,10 @@ FIX_ALL = "source.fixAll.chunkseam"
 #: seconds spent verifying the quick fixes of one request / the fix-all of one document
 BUDGET = fixes.BUDGET
 FIX_ALL_BUDGET = 5.0
+#: a request the editor makes by itself (the light bulb, on every cursor move) verifies
+#: at least one candidate and stops after this long; the rest is verified in the
+#: background for the request the writer makes (Ctrl+.)
+AUTOMATIC_BUDGET = 0.04
 
 
 def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
@@ -122,9 +126,15 @@ def quick_fixes(result: "Result", params: types.CodeActionParams, encoding: str,
         chosen = [(i, d) for i, d in chosen if d is not None]  # the diagnostics the client names
     if not chosen:
         return []
-    verdicts, _complete = fixes.verified(doc, result.settings, result.analysis,
-                                         [i for i, _ in chosen], budget=budget,
-                                         cache=_verdict_cache(result))
+    cache = _verdict_cache(result)
+    targets = [i for i, _ in chosen]
+    automatic = params.context.trigger_kind == types.CodeActionTriggerKind.Automatic
+    verdicts, complete = fixes.verified(
+        doc, result.settings, result.analysis, targets, cache=cache,
+        budget=min(budget, AUTOMATIC_BUDGET) if automatic and budget is not None else budget,
+        min_verified=1 if automatic else fixes.MIN_VERIFIED)
+    if not complete:
+        _finish_later(result, targets, cache)
     diags = {id(i): d for i, d in chosen}
     out: list[types.CodeAction] = []
     preferred_given = False
@@ -143,6 +153,30 @@ def quick_fixes(result: "Result", params: types.CodeActionParams, encoding: str,
                                          document_changes)
         out.append(action)
     return out
+
+
+_BACKGROUND: list[Any] = []
+
+
+def _finish_later(result: "Result", targets: list[Any], cache: dict) -> None:
+    """Verify what did not fit in the budget, in the background, into the
+    version's verdict cache: the editor asks again when the cursor moves."""
+    if cache.get("pending"):
+        return
+    cache["pending"] = True
+    if not _BACKGROUND:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _BACKGROUND.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunkseam-fixes"))
+
+    def run() -> None:
+        try:
+            fixes.verified(result.doc, result.settings, result.analysis, targets, budget=None,
+                           cache=cache)
+        finally:
+            cache["pending"] = False
+
+    _BACKGROUND[0].submit(run)
 
 
 def resolve(result: "Result", action: types.CodeAction, encoding: str,

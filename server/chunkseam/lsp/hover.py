@@ -145,7 +145,11 @@ def hover(result: "Result", offset: int, encoding: str, markdown: bool = True) -
     issues = issues_at(result, offset)
     if not chunks and not issues:
         return None
-    sections = [describe_chunk(result, c, skip=issues) for c in chunks]
+    sections = []
+    shown = list(issues)  # the editor shows these with the hover; each other one once
+    for c in chunks:
+        sections.append(describe_chunk(result, c, skip=shown))
+        shown += issues_of(result, c.index)
     if issues:
         sections.append("  \n".join(describe_rule(i, markdown) for i in _distinct_rules(issues)))
     if issues:

@@ -448,7 +448,7 @@ def _included(path: str, include, config_file, root_path: str | None) -> bool:
     try:
         return file_included(path, include, base=base)
     except Exception:  # a bad pattern must not stop the analysis
-        logger.debug("chunkseam: include check failed for %s", path, exc_info=True)
+        logger.warning("chunkseam: include check failed for %s", path, exc_info=True)
         return True
 
 
