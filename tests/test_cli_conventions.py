@@ -207,3 +207,15 @@ def test_config_show_prints_the_chunker_that_will_be_used(proj: Path, capsys) ->
     rc, out, _ = run(capsys, "config")
     row = next(line for line in out.splitlines() if line.startswith("chunker "))
     assert "(none)" not in row and "by file type" in row
+
+
+def test_the_done_criterion_through_the_console_script(proj: Path) -> None:
+    import shutil
+    import subprocess
+
+    exe = shutil.which("chunkseam", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "chunkseam"]
+    out = subprocess.run([*cmd, "lint", "--select", "CS999", "x.md"], cwd=proj, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "unknown rule selector 'CS999'" in out.stderr

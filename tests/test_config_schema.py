@@ -37,6 +37,7 @@ VALID = {
     "include": ["*.md", "*.rst"],
     "exclude": ["build/", "docs/legacy/**"],
     "min-tokens": 0,
+    "language": "de",
     "dangling-words": ["this", "as noted above"],
     "tiktoken-file": "tokenizers/cl100k_base.tiktoken",
     "allow-network": False,
@@ -45,6 +46,10 @@ VALID = {
     "plugins": ["mypkg.chunkers"],
     "debounce-ms": 150,
     "enable": True,
+    "model-max-tokens": 8191,
+    "embedding-model": "text-embedding-3-small",
+    "chunk-symbols": True,
+    "chunk-folding": False,
     "extend": "../chunkseam.toml",
 }
 
@@ -59,12 +64,16 @@ INVALID = {
     "per-file-ignores": [{"a/*": [1]}],
     "include": [[1]],
     "min-tokens": [-3],
+    "language": ["klingon", 3],
     "allow-network": ["yes"],
     "approximate-tokens": [1],
     "chunker-options": [[1, 2]],
     "plugins": [["not a module"]],
     "debounce-ms": [-1],
     "enable": ["true"],
+    "model-max-tokens": [-1],
+    "embedding-model": ["has space"],
+    "chunk-symbols": ["yes"],
     "chunker": ["has space", 3],
 }
 

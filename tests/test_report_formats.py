@@ -112,3 +112,19 @@ def test_markdown_summary(proj: Path, capsys) -> None:
     assert all(line.replace("\\|", "").count("|") == 4 for line in rows)
     rc, out, _ = run(capsys, "lint", "docs/fine.md", "--format", "markdown")
     assert rc == 0 and "No issues in 1 file" in out and "| Rule |" not in out
+
+
+def test_markdown_summary_stays_bounded_on_a_large_run(proj: Path, capsys, monkeypatch) -> None:
+    from chunkseam import report
+
+    monkeypatch.setattr(report, "MARKDOWN_MAX_ISSUES", 10)
+    for i in range(report.MARKDOWN_MAX_FILES + 5):
+        (proj / "docs" / f"many{i:03}.md").write_text(RUNON, encoding="utf-8")
+    rc, out, _ = run(capsys, "lint", "docs", *OPTS, "--format", "markdown")
+    assert rc == 1
+    file_rows = [line for line in out.splitlines() if line.startswith("| `docs/") and " | fixed | " in line]
+    assert len(file_rows) == report.MARKDOWN_MAX_FILES
+    assert "6 more files with issues not listed." in out
+    issue_rows = [line for line in out.splitlines() if line.startswith("| `docs/") and ":3:" in line]
+    assert len(issue_rows) == 10
+    assert f"{2 * (report.MARKDOWN_MAX_FILES + 6) - 10} more not listed; see `--format json`." in out

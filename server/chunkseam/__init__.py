@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+#: the one place the version is written (pyproject reads it; tests check the VS Code client's)
 __version__ = "0.1.0"
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Union
 
 from . import chunkers as registry
 from .chunk import Chunk
@@ -16,8 +20,15 @@ from .settings import Settings
 from . import validate as _validate_module  # noqa: E402,F401  (isort: skip)
 
 
-def chunk(doc, strategy: str | None = None, *, size: int = 400, overlap: int = 0,
-          unit: str = "tokens", encoding: str = "cl100k_base", **options) -> list[Chunk]:
+#: what the functions below accept as a document: a Document, a path or a text
+DocumentLike = Union[Document, str, Path]
+#: a chunk as the validator reads it: a Chunk, any object or mapping with
+#: start/end (or start_index, start_char_idx) and text, or a plain string
+ChunkLike = Union[Chunk, str, Mapping[str, Any], Any]
+
+
+def chunk(doc: DocumentLike, strategy: str | None = None, *, size: int = 400, overlap: int = 0,
+          unit: str = "tokens", encoding: str = "cl100k_base", **options: Any) -> list[Chunk]:
     """Chunk ``doc`` (a :class:`Document`, a path or a text) with ``strategy``
     (default: routed by file type)."""
     from .analysis import make_chunks
@@ -28,8 +39,16 @@ def chunk(doc, strategy: str | None = None, *, size: int = 400, overlap: int = 0
     return make_chunks(doc, settings)[1]
 
 
-def validate(doc, chunks=None, settings: Settings | None = None, **kwargs):
-    """Issues for ``chunks`` of ``doc`` (chunked with ``settings`` when omitted)."""
+def validate(doc: DocumentLike, chunks: Iterable[ChunkLike] | None = None, settings: Settings | None = None,
+             **kwargs: Any) -> list[Issue]:
+    """Issues for ``chunks`` of ``doc`` (chunked with ``settings`` when omitted).
+
+    ``chunks`` may be plain strings — what a splitter's ``split_text`` returns:
+    they are located in the document the way ``chunkseam audit`` locates a
+    dump's chunks (where the text occurs once, else right after the previous
+    chunk, never the first match of a search). When one cannot be located,
+    the text-only checks run instead (as ``audit`` does for such documents;
+    their offsets are then relative to each chunk's text)."""
     from .analysis import make_chunks
     from .validate import validate as _validate
 
@@ -37,14 +56,34 @@ def validate(doc, chunks=None, settings: Settings | None = None, **kwargs):
     settings = settings or Settings()
     if chunks is None:
         chunks = make_chunks(doc, settings)[1]
+    else:
+        chunks = list(chunks)
+        if chunks and all(isinstance(c, str) for c in chunks):
+            located = _locate_texts(doc, chunks)
+            if located is None:
+                from .validate import validate_text_only
+
+                return validate_text_only(chunks, settings)
+            chunks = located
     return _validate(doc, chunks, settings, **kwargs)
 
 
-def merge_adjacent(retrieved, **kwargs):
+def _locate_texts(doc: Document, texts: list[str]) -> list[Chunk] | None:
+    """Plain chunk strings as spans of ``doc`` (audit's tracked search), or None."""
+    from .audit import DumpChunk, locate
+
+    spans, _why = locate(doc.text, [DumpChunk(line=i + 1, text=t) for i, t in enumerate(texts)])
+    if spans is None:
+        return None
+    return [Chunk(s, e, i, doc.text) for i, (s, e) in enumerate(spans)]
+
+
+def merge_adjacent(retrieved: Iterable[Any], **kwargs: Any) -> list[Any]:
+    """Join retrieved chunks that are neighbours in their document (see :mod:`chunkseam.merge`)."""
     from .merge import merge_adjacent as _merge
 
-    return _merge(retrieved, **kwargs)
+    return list(_merge(retrieved, **kwargs))
 
 
-__all__ = ["Chunk", "Document", "Issue", "Settings", "chunk", "load", "merge_adjacent",
-           "registry", "validate", "__version__"]
+__all__ = ["Chunk", "ChunkLike", "Document", "DocumentLike", "Issue", "Settings", "chunk", "load",
+           "merge_adjacent", "registry", "validate", "__version__"]

@@ -44,10 +44,13 @@ def make_chunks(doc: Document, settings: Settings, sizer: Sizer | None = None) -
         chunker = chunkers.get(name)
     except KeyError as exc:
         raise ChunkerOptionError(str(exc.args[0] if exc.args else exc)) from None
+    from .sentences import language
+
     try:
-        chunks = chunker.chunk(
-            doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
-        )
+        with language(getattr(settings, "language", None)):  # sentence rules of the document's language
+            chunks = chunker.chunk(
+                doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
+            )
     except ValueError as exc:
         if isinstance(exc, ChunkerOptionError):
             raise

@@ -55,7 +55,6 @@ _FOREIGN_OPTIONS = {
     "--output-file": "--output",
     "--splitter": "--chunker",
     "--strategy": "--chunker",
-    "--exclude": "--ignore",
     "--disable": "--ignore",
     "--enable": "--extend-select",
 }
@@ -138,6 +137,8 @@ def _chunking_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--overlap", type=_nonneg_int, metavar="N",
                    help="overlap between neighbours (default: 0)")
     g.add_argument("--unit", choices=("tokens", "chars"), help="size unit (default: tokens)")
+    g.add_argument("--language", metavar="CODE",
+                   help="the documents' language, for sentence rules (pysbd: de, fr, ja, hi …; default: en)")
     g.add_argument("--encoding", metavar="NAME", help="tiktoken encoding (default cl100k_base)")
     g.add_argument("--tiktoken-file", metavar="FILE", help="a local .tiktoken encoding file")
     g.add_argument("--approximate-tokens", action="store_true", default=None,
@@ -407,7 +408,7 @@ def _split(v: str | None) -> list[str] | None:
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     o: dict[str, Any] = {}
-    for key in ("chunker", "size", "overlap", "unit", "encoding", "tiktoken_file", "approximate_tokens"):
+    for key in ("chunker", "size", "overlap", "unit", "language", "encoding", "tiktoken_file", "approximate_tokens"):
         v = getattr(args, key, None)
         if v is not None:
             o[key.replace("_", "-")] = v
@@ -623,13 +624,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if not disc.files and not errors:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
-    items = [(str(f), cache.settings(f)) for f in disc.files]
+    resolved_files = [cache.resolved(f) for f in disc.files]
+    items = [(str(f), r.settings) for f, r in zip(disc.files, resolved_files)]
 
-    if items and args.format == "text":  # which chunker is simulated, and where that came from
+    if items and args.format == "text":  # which chunker is simulated for these files, and why
         from .analysis import describe_chunker
 
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
-                                       for r in list(cache._cache.values())))[:5]:
+                                       for r in resolved_files))[:5]:
             eprint(line)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
         code = _fix_files(args, items, errors)
@@ -793,12 +795,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     from .preview import _first_words, line_range
 
     unit = "tok" if settings.unit == "tokens" else "ch"
-    width = len(str(len(chunks)))
+    width = len(str(len(chunks)))  # chunks are numbered from 1 here (JSON: 0-based "index")
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
         flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
-        out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
+        out.write(f"#{c.index + 1:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})"

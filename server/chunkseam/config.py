@@ -196,6 +196,14 @@ def _rule_list(v: Any) -> tuple[str, ...]:
     return tuple(i.strip() for i in items)
 
 
+def _language(v: Any) -> str:
+    from .sentences import LANGUAGES
+
+    if not isinstance(v, str) or v.strip().lower() not in LANGUAGES:
+        raise _Bad("a language code for sentence splitting: one of " + ", ".join(LANGUAGES))
+    return v.strip().lower()
+
+
 def _chunker(v: Any) -> str | None:
     if v is None or v == "" or v == "auto":
         return None
@@ -346,6 +354,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "per_file_ignores": _per_file_ignores,
     "include": _glob_list,
     "exclude": _glob_list,
+    "language": _language,
     "min_tokens": _int(0, "a non-negative integer"),
     "dangling_words": _str_list("a list of words or phrases"),
     "tiktoken_file": _optional_path,

@@ -29,18 +29,12 @@ import pathspec
 __all__ = ["compile_patterns", "matches", "first_match", "relative_to_base"]
 
 
-def _bounded(pattern: str) -> str:
-    """The pattern, refused when too costly to match (bound from :mod:`chunkseam.discover` when it has one)."""
-    from . import discover
-
-    bound = getattr(discover, "bound_pattern", None)
-    return bound(pattern) if callable(bound) else pattern
-
-
 @lru_cache(maxsize=1024)
 def _compile(patterns: tuple[str, ...]) -> pathspec.PathSpec | None:
-    lines = [_bounded(p.replace("\\", "/")) for p in patterns if p and p.strip()]
-    lines = [p[2:] if p.startswith("./") else p for p in lines]
+    from .discover import _bounded  # patterns too costly to match are skipped (and refused by config)
+
+    lines = [p.replace("\\", "/") for p in patterns if p and p.strip()]
+    lines = _bounded(p[2:] if p.startswith("./") else p for p in lines)
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
 
 

@@ -4,25 +4,59 @@
 sentence, trailing whitespace excluded, covering every non-space character.
 Results are cached by content, so the same paragraph is segmented once
 whatever document or version it appears in.
+
+Sentences are split with the rules of the document's language (the
+``language`` setting: one of pysbd's :data:`LANGUAGES`, default ``en``), so
+German ordinals (``am 3. Oktober``), Hindi dandas or Armenian full stops are
+read the way their languages use them. :func:`language` sets it for the code
+run inside it (the pipeline does, from the settings); ``segment(text,
+language=...)`` names it explicitly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import threading
+from typing import Iterator
 
 from .cache import ByteLRU, text_key
 
 _local = threading.local()
 
+#: pysbd's languages (ISO 639-1 codes)
+LANGUAGES = ("am", "ar", "bg", "da", "de", "el", "en", "es", "fa", "fr", "hi", "hy", "it", "ja", "kk",
+             "mr", "my", "nl", "pl", "ru", "sk", "ur", "zh")
+_LANGUAGE: contextvars.ContextVar[str] = contextvars.ContextVar("chunkseam_language", default="en")
 
-def _segmenter():
-    seg = getattr(_local, "seg", None)
+
+@contextlib.contextmanager
+def language(code: str | None) -> Iterator[None]:
+    """Segment sentences with the rules of ``code`` inside the ``with`` block (None: keep the current one)."""
+    if not code:
+        yield
+        return
+    token = _LANGUAGE.set(code)
+    try:
+        yield
+    finally:
+        _LANGUAGE.reset(token)
+
+
+def current_language() -> str:
+    return _LANGUAGE.get()
+
+
+def _segmenter(lang: str = "en"):
+    segs = getattr(_local, "segs", None)
+    if segs is None:
+        segs = _local.segs = {}
+    seg = segs.get(lang)
     if seg is None:
         import pysbd
 
-        seg = pysbd.Segmenter(language="en", clean=False)
-        _local.seg = seg
+        seg = segs[lang] = pysbd.Segmenter(language=lang, clean=False)
     return seg
 
 
@@ -54,18 +88,22 @@ def clear_caches() -> None:
     _CACHE.clear()
 
 
-def segment(text: str) -> tuple[tuple[int, int], ...]:
-    """Sentence spans of ``text``, cached by content (a digest of it for
-    texts longer than a line, so the cache keeps no paragraph alive)."""
-    key = text if len(text) <= 64 else text_key(text)
+def segment(text: str, language: str | None = None) -> tuple[tuple[int, int], ...]:
+    """Sentence spans of ``text`` (in ``language``, default: the current one),
+    cached by content (a digest of it for texts longer than a line, so the
+    cache keeps no paragraph alive) and language."""
+    lang = language or _LANGUAGE.get()
+    raw = text if len(text) <= 64 else text_key(text)
+    key = raw if lang == "en" else (lang, raw)
     hit = _CACHE.get(key)
     if hit is None:
-        hit = _segment(text)
-        _CACHE.put(key, hit, (len(text) if key is text else 40) + 64 + 72 * len(hit))
+        hit = _segment(text, lang)
+        _CACHE.put(key, hit, (len(text) if raw is text else 40) + 64 + 72 * len(hit))
     return hit
 
 
-def _segment(text: str) -> tuple[tuple[int, int], ...]:
+def _segment(text: str, lang: str | None = None) -> tuple[tuple[int, int], ...]:
+    lang = lang or _LANGUAGE.get()
     if not text.strip():
         return ()
     # a line break inside a paragraph is not a sentence end, but pysbd with
@@ -82,7 +120,7 @@ def _segment(text: str) -> tuple[tuple[int, int], ...]:
         # does itself (and more exactly, from a cursor) below. The output is
         # the same (checked on every paragraph the corpus gives, and in
         # tests/test_incremental.py) at about two thirds of the time.
-        pieces = _segmenter().processor(text).process()
+        pieces = _segmenter(lang).processor(text).process()
     except Exception:  # pysbd has regex edge cases; one sentence is the safe answer
         pieces = [text]
     spans: list[tuple[int, int]] = []

@@ -13,7 +13,8 @@ from typing import Any
 DEFAULT_DANGLING_WORDS = (
     "this", "these", "that", "those", "it", "its", "they", "such",
     "as mentioned above", "as mentioned earlier", "as noted above", "as described above",
-    "as shown above", "see above", "see the previous section", "the above", "the previous",
+    "as shown above", "as shown in the example above", "in the example above", "in the above example",
+    "in the previous example", "the example above", "the code above", "see above", "see the previous section", "the above", "the previous",
     "in the previous section", "as discussed", "the former", "the latter", "likewise",
     "similarly", "however", "therefore", "thus", "also", "additionally", "furthermore",
     "moreover", "otherwise", "then",
@@ -50,6 +51,8 @@ class Settings:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst")
     exclude: tuple[str, ...] = ()
+    #: the documents' language: sentence rules (pysbd; see chunkseam.sentences.LANGUAGES)
+    language: str = "en"
     #: chunks below this many units are fragments (CS102)
     min_tokens: int = 16
     dangling_words: tuple[str, ...] = DEFAULT_DANGLING_WORDS
