@@ -264,11 +264,19 @@ class ChunkseamServer(LanguageServer):
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
         return self.store.editor.set_workspace(section, per_folder)
 
-    async def result(self, uri: str) -> Result:
+    async def result(self, uri: str, *, first: bool = False) -> Result:
+        """The current analysis of ``uri``. Requests waiting for one analysis
+        are answered together when it lands; unless ``first``, a request lets
+        the others of that moment go ahead, so the diagnostics (``first``) are
+        answered before the lenses, symbols and chunk lists of a large
+        document are built and sent."""
         try:
-            return await self.store.result(uri)
+            r = await self.store.result(uri)
         except NotOpen:
             raise JsonRpcInvalidParams(f"chunkseam: document is not open: {uri}") from None
+        if not first:
+            await asyncio.sleep(0)
+        return r
 
 
 server = ChunkseamServer()
@@ -421,7 +429,7 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                 types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
-    result = await ls.result(params.text_document.uri)
+    result = await ls.result(params.text_document.uri, first=True)
     return diagnostics.report(result, params.previous_result_id,
                               ls.store.editor.max_diagnostics()[0])
 
