@@ -9,7 +9,9 @@ Prints, in one run and side by side:
   (target: < 300 MB and flat; ``--lines`` scales them down for a quick run).
 
 Each run's CPU time (user + sys of the process and its workers) is printed beside its wall
-time, with the load average: on a shared, loaded machine the wall-time ratios say little.
+time, with the load average: on a shared, loaded machine the wall-time ratios say little (with
+the kernel's autogroup scheduling, all processes of one session share one session's CPU share,
+so `--jobs 2` cannot beat `--jobs 1` unless a core is idle).
 
     python benchmarks/bench_scale.py [--corpus DIR] [--repeat N]
 
