@@ -63,6 +63,24 @@ def wall(args: list[str], repeat: int, setup=None) -> tuple[float, float]:
     return best
 
 
+_SPLIT = """
+import io, resource, sys, contextlib
+from chunkseam import cli
+with contextlib.redirect_stderr(io.StringIO()):
+    cli.main(sys.argv[1:])
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime)
+"""
+
+
+def cpu_split(args: list[str]) -> tuple[float, float]:
+    """(CPU s of the main process, CPU s of its workers) of one ``chunkseam ARGS`` run."""
+    p = subprocess.run([sys.executable, "-c", _SPLIT, *args], capture_output=True, text=True, check=True,
+                       env={**os.environ, "CHUNKSEAM_NO_PROGRESS": "1", "NO_COLOR": "1"})
+    main, workers = (float(x) for x in p.stdout.split()[-2:])
+    return main, workers
+
+
 def make_dump(path: Path, lines: int) -> None:
     """``lines`` chunks of generated prose, 8 per document, one JSON object a line."""
     words = ["the", "retry", "loop", "waits", "one", "second", "then", "doubles", "the", "wait", "until", "it", "reaches", "a", "minute", "and", "reports", "the", "error", "to", "the", "caller", "with", "the", "request", "id", "so", "that", "support", "can", "find", "it"]
@@ -98,6 +116,11 @@ def main() -> None:
         print(f"lint --jobs 1   {one:7.2f} s wall  {c1:6.2f} s CPU  {mb / one:5.2f} MB/s")
         print(f"lint --jobs 2   {two:7.2f} s wall  {c2:6.2f} s CPU  {mb / two:5.2f} MB/s   "
               f"speed-up {one / two:.2f}x (target >= 1.7x)")
+
+        m1, _ = cpu_split(["lint", *target, "--no-cache", "--jobs", "1"])
+        m2, w2 = cpu_split(["lint", *target, "--no-cache", "--jobs", "2"])
+        print(f"lint CPU: --jobs 1 {m1:.2f} s in one process; --jobs 2 {m2:.2f} s in the main process + "
+              f"{w2:.2f} s in the workers: on 2 idle cores at most {m1 / (m2 + w2 / 2):.2f}x (Amdahl)")
 
         (cold, cc), (warm, cw) = (wall(["lint", *target, "--cache-dir", str(cache)], a.repeat,
                                         setup=lambda: shutil.rmtree(cache, ignore_errors=True)),
