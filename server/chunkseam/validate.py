@@ -75,7 +75,7 @@ Per rule (offsets are absolute string offsets into the document):
   "braces" | "html"}`` (+ ``"paragraph"``).
 * CS007 ``{"fix": "move-heading", "heading": [s, e], "body": body_start}`` —
   the heading belongs with the body that starts at ``body``.
-* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block"}``.
+* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block" | "esm" | "jsx"}``.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
   CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
   CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.

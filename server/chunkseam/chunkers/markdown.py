@@ -78,12 +78,12 @@ from . import register
 name = "markdown"
 description = (
     "one chunk per heading section with its heading path; big sections split at blocks, "
-    "then sentences; code, tables, list items, front matter and HTML never cut"
+    "then sentences; code, tables, list items, front matter, HTML and MDX import/export never cut"
 )
 
 #: block kinds kept whole (a chunk of their own when over budget)
 ATOMIC = frozenset(
-    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item"}
+    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm"}
 )
 #: a section (in tokens mode) longer than this many characters per unit of
 #: ``size`` is first counted by its blocks rather than as a whole (prose runs
