@@ -6,7 +6,8 @@ block that a Markdown parser reads as prose:
 * **ESM** — ``import`` / ``export`` statements at the top level, starting at
   column 0. One ESM block runs to the next blank line at bracket depth 0 (an
   ``export const meta = {`` … ``}`` object may contain blank lines). It is a
-  leaf block of kind ``esm``.
+  leaf block of kind ``esm``; ``closed`` is false when its brackets never
+  balance (it then runs to the end of the text).
 * **JSX flow elements** — a line that starts with a tag (``<Tabs>``,
   ``<Badge text="new" />``, ``<>``). A self-closing element, or one whose
   closing tag is on the line where the opening tag ends, is one line (or the
@@ -99,7 +100,9 @@ def _tags_on(src: str, start: int, end: int, name: str) -> int:
 
 
 def esm_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
-    if state.sCount[start_line] != 0 or state.parentType not in ("root",) or state.level:
+    # top level only: not in a block quote, list or JSX element (each has an
+    # open token, so the level is above 0)
+    if state.sCount[start_line] != 0 or state.level:
         return False
     text = _line(state, start_line)
     if not _ESM.match(text):
@@ -118,6 +121,7 @@ def esm_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
     token = state.push("mdx_esm", "", 0)
     token.map = [start_line, line]
     token.block = True
+    token.meta = {"closed": depth <= 0}
     state.line = line
     return True
 

@@ -272,6 +272,8 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
                 rec[10] = _fence_closed(tok, lines, lst)
             elif kind == "html_block":
                 rec[10] = _html_closed(tok.content)
+            elif kind == "esm":
+                rec[10] = tok.meta["closed"]
             out.append(rec)
         elif ttype == "inline" and stack and out[stack[-1]][0] == "heading":
             out[stack[-1]][4] = _plain_title(tok.content)
@@ -385,7 +387,7 @@ class _Seg:
                        if nlines is None else nlines)
         #: ends inside a top-level fence or HTML block (which would swallow
         #: the anchor heading that starts the next segment)
-        self.open_end = any(r[6] == 0 and r[0] in ("fence", "html_block", "jsx") and not r[10]
+        self.open_end = any(r[6] == 0 and r[0] in ("fence", "html_block", "jsx", "esm") and not r[10]
                             for r in recs)
         self._index: tuple | None = None
         self._children: dict[int, list[int]] | None = None
