@@ -18,6 +18,8 @@ rag-docs,mdx}:
 ``expect``    what should be reported there (a code, or ``clean``); defaults
               to ``rule`` for a true verdict
 ``note``      why, in a few words
+``round``     ``after`` for items sampled from the reports of the fixed
+              rules (judged the same way; left out of *before*)
 ``sha``       the first 12 hex digits of the SHA-1 of the 80 characters around
               the offset (``text[offset-40:offset+40]``): a changed corpus file
               is detected, not silently judged
@@ -102,26 +104,35 @@ def item_offset(issue, chunks) -> int | None:
     return None
 
 
-def reported(path: str, setting: str) -> dict[int, list[str]]:
-    """offset -> codes reported there (cuts and per-chunk issues)."""
-    _doc, chunks, issues = run(path, setting)
+def reported(path: str, setting: str) -> tuple[dict[int, list[str]], set[int], set[int]]:
+    """offset -> codes reported there (cuts and per-chunk issues); the cut
+    offsets; the chunk start offsets."""
+    doc, chunks, issues = run(path, setting)
     out: dict[int, list[str]] = defaultdict(list)
     for i in issues:
         off = item_offset(i, chunks)
         if off is not None:
             out[off].append(i.code)
-    return out
+    return out, set(_cuts(doc.text, chunks)), {c.start for c in chunks}
+
+
+def _cuts(text: str, chunks) -> list[int]:
+    from chunkseam.checks.base import ChunkView
+    from chunkseam.checks.inputs import make_cuts
+
+    views = [ChunkView(k, c.start, c.end, None, (), False) for k, c in enumerate(chunks)]
+    views.sort(key=lambda v: (v.start, v.end))
+    out = set()
+    for c in make_cuts(text, views):
+        out.add(c.offset)
+        if c.alt is not None:
+            out.add(c.alt)
+    return sorted(out)
 
 
 def cut_offsets(path: str, setting: str) -> list[int]:
-    from chunkseam.checks.inputs import make_cuts
-    from chunkseam.checks.base import ChunkView
-
     _doc, chunks, _ = run(path, setting)
-    text = _text(path)
-    views = [ChunkView(k, c.start, c.end, None, (), False) for k, c in enumerate(chunks)]
-    views.sort(key=lambda v: (v.start, v.end))
-    return sorted({c.offset for c in make_cuts(text, views)})
+    return _cuts(_text(path), chunks)
 
 
 def load_items(path: Path = ITEMS) -> list[dict]:
@@ -141,11 +152,22 @@ def expected(item: dict) -> str | None:
     return item.get("expect") or (item["rule"] if item["verdict"] == "true" else None)
 
 
+def exists(item: dict, cache: dict) -> bool:
+    """Whether the judged cut (or chunk) is still made by the chunker: a
+    chunker that now cuts elsewhere makes the item moot, not wrong."""
+    key = (item["path"], item["setting"])
+    if key not in cache:
+        cache[key] = reported(*key)
+    _codes, cuts, starts = cache[key]
+    chunk_item = item["rule"] in PER_CHUNK or (expected(item) or "") in PER_CHUNK
+    return item["offset"] in (starts if chunk_item else cuts)
+
+
 def now_codes(item: dict, cache: dict) -> list[str]:
     key = (item["path"], item["setting"])
     if key not in cache:
         cache[key] = reported(*key)
-    codes = cache[key].get(item["offset"], [])
+    codes = cache[key][0].get(item["offset"], [])
     # a chunk item is judged on the per-chunk rules, a cut on the cut rules (a
     # chunk starting at a cut may carry both)
     # (and a chunk may have several per-chunk issues: only the judged rule counts)
@@ -160,12 +182,16 @@ def score(items: list[dict]) -> dict:
     before: dict[str, Counter] = defaultdict(Counter)
     after: dict[str, Counter] = defaultdict(Counter)
     recall: dict[str, Counter] = defaultdict(Counter)
-    stale = []
+    stale, moot = [], []
     for it in items:
         if excerpt_sha(_text(it["path"]), it["offset"]) != it["sha"]:
             stale.append(it)
             continue
-        before[it["rule"]][it["verdict"]] += 1
+        if it.get("round") != "after":
+            before[it["rule"]][it["verdict"]] += 1
+        if not exists(it, cache):
+            moot.append(it)
+            continue
         codes = now_codes(it, cache)
         exp = expected(it)
         for code in set(codes):
@@ -176,7 +202,7 @@ def score(items: list[dict]) -> dict:
         ok = (not codes) if exp == "clean" else (exp in codes)
         recall[kind]["held" if ok else "lost"] += 1
         recall[exp]["held" if ok else "lost"] += 1
-    return {"before": before, "after": after, "recall": recall, "stale": stale}
+    return {"before": before, "after": after, "recall": recall, "stale": stale, "moot": moot}
 
 
 def _prec(c: Counter) -> str:
@@ -198,6 +224,8 @@ def print_score(res: dict) -> None:
         n = c["held"] + c["lost"]
         if n:
             print(f"{k:8} judged {n}: {c['held']} held ({c['held'] / n:.3f}), {c['lost']} lost")
+    if res["moot"]:
+        print(f"\n{len(res['moot'])} item(s) moot: the chunker no longer cuts (or starts a chunk) there")
     if res["stale"]:
         print(f"\n{len(res['stale'])} item(s) whose corpus text changed (sha mismatch):")
         for it in res["stale"][:10]:

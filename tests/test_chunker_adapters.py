@@ -200,6 +200,12 @@ def test_llamaindex_own_offsets_are_wrong_on_repeated_text_and_ours_are_right(cl
         assert a.start < b.start <= a.end + 2
         assert TOK.count(SECTIONS[b.start:a.end]) <= 8 + 4
     assert with_overlap[0].start == 0 and with_overlap[-1].end == len(SECTIONS)
+    # periodic text: the overlap stays within the budget and no text is left out
+    periodic = run("llamaindex", REPEATED, size=20, overlap=5, splitter=cls)
+    assert not adapter.gaps(REPEATED, [(c.start, c.end) for c in periodic])
+    for a, b in itertools.pairwise(periodic):
+        assert a.start < b.start <= a.end + 2
+        assert TOK.count(REPEATED[b.start:a.end]) <= 5
 
 
 def test_llamaindex_markdown_node_parser_and_refusals():
@@ -279,6 +285,14 @@ def test_verified_native_rejects_wrong_copies_and_disorder():
     # under overlap 0 a chunk may not start inside the previous one
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc", 4, 7)], TOK,
                                    lambda s, e, start: False) is None
+    # with an overlap, a start inside the previous chunk is measured only when the
+    # chunk's text occurs again later (the wrong-copy case)
+    unique = "alpha beta gamma delta"
+    assert adapter.verified_native(unique, [P("alpha beta gamma", 0, 16), P("gamma delta", 11, 22)],
+                                   TOK, lambda s, e, start: False, 3) == [(0, 16), (11, 22)]
+    four = "abc abc abc abc"  # "abc abc" at 4 or at 8: the overlap decides
+    assert adapter.verified_native(four, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
+                                   lambda s, e, start: False, 3) is None
     # within an allowed overlap it is taken
     assert adapter.verified_native(text, [P("abc abc", 0, 7), P("abc abc", 4, 11)], TOK,
                                    lambda s, e, start: e - start <= 3) == [(0, 7), (4, 11)]
@@ -331,3 +345,18 @@ def test_entry_points_load_only_when_trusted(monkeypatch):
         assert "thirdparty" in chunkers.names()
     finally:
         chunkers._REGISTRY.pop("thirdparty", None)
+
+
+def test_haystack_sizes_in_words_are_not_judged_as_tokens():
+    need("haystack.components.preprocessors")
+    from chunkseam import Settings
+    from chunkseam.analysis import analyze
+
+    text = texts_of(sample()[0])
+    a = analyze(Document(text, path="doc.md"), Settings(chunker="haystack", size=60))
+    assert a.chunks and any(c.tokens > 62 for c in a.chunks)  # 60 words are more tokens
+    assert all(c.meta["size_unit"] == "word" for c in a.chunks)
+    assert not [i for i in a.issues if i.code == "CS101"]
+    tokens = analyze(Document(text, path="doc.md"),
+                     Settings(chunker="haystack", size=60, chunker_options={"split_by": "token"}))
+    assert "size_unit" not in tokens.chunks[0].meta

@@ -33,8 +33,9 @@ def sample(path: str = "docs/a.md") -> tuple[Document, list[report.FileResult]]:
     e = TEXT.index("restart.") + len("restart.")
     w = TEXT.index("café")
     issues = [
-        Issue("CS002", "mid-sentence", "warning", 'chunk 1 ends mid-sentence: "…set the timeout to"', s, e, 1, 2, cut,
-              (cut, e), "continues in chunk 2", "move the cut to the sentence end"),
+        # as the engine reports a cut: the range starts at the cut, the sentence is the unit
+        Issue("CS002", "mid-sentence", "warning", 'chunk 1 ends mid-sentence: "…set the timeout to"', cut, e, 1, 2,
+              cut, (cut, e), "continues in chunk 2", "move the cut to the sentence end", unit=(s, e)),
         Issue("CS001", "mid-word", "error", "chunk 0 ends mid-word: \"caf\" | \"é\"", w, w + 4, 0, 1, w + 3),
         Issue("CS102", "fragment", "info", "chunk 3 has 3 tokens, under min-tokens 16", len(TEXT) - 9, len(TEXT) - 1, 3),
     ]
@@ -50,8 +51,10 @@ def test_records_positions_from_document() -> None:
         assert (rec.line, rec.column) == doc.line_col(rec.start_offset)
         assert (rec.end_line, rec.end_column) == doc.line_col(rec.end_offset)
     cs002 = results[0].records[0]
-    assert cs002.line == 4 and cs002.column == 1  # after a CRLF line: 1-based line 4
+    assert cs002.line == 4 and cs002.column == 19  # after a CRLF line: 1-based line 4, at the cut
     assert cs002.extra["cut_line"] == 4 and cs002.extra["related"]["message"] == "continues in chunk 2"
+    # the whole sentence is the documented "unit" field
+    assert (cs002.extra["unit"]["line"], cs002.extra["unit"]["column"]) == (4, 1)
     cs001 = results[0].records[1]
     assert (cs001.line, cs001.column) == (3, 5)  # columns count characters: "The café" → c is col 5
 
@@ -62,9 +65,9 @@ def test_text_format_and_summary() -> None:
     s = report.summarize(results)
     report.write_text(out, results, s, color=False)
     lines = out.getvalue().splitlines()
-    # text output points at the cut itself (JSON and SARIF carry the broken range)
+    # every format points at the cut itself (JSON and SARIF carry the broken unit)
     assert lines[0] == 'docs/a.md:4:19: CS002 [mid-sentence] chunk 1 ends mid-sentence: "…set the timeout to"'
-    assert lines[1].startswith("docs/a.md:3:8: CS001 [mid-word] ")
+    assert lines[1].startswith("docs/a.md:3:5: CS001 [mid-word] ")  # the word at the cut
     assert lines[-1] == "3 issues in 1 file; 3 of 4 chunks broken (75.0%)"
     colored = io.StringIO()
     report.write_text(colored, results, s, color=True)
@@ -128,7 +131,9 @@ def test_sarif_document(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     levels = {r["ruleId"]: r["level"] for r in run["results"]}
     assert levels == {"CS001": "error", "CS002": "warning", "CS102": "note"}
     region = run["results"][0]["locations"][0]["physicalLocation"]["region"]
-    assert (region["startLine"], region["startColumn"]) == (4, 1)
+    assert (region["startLine"], region["startColumn"]) == (4, 19)  # the cut
+    unit = run["results"][0]["relatedLocations"][0]["physicalLocation"]["region"]
+    assert (unit["startLine"], unit["startColumn"]) == (4, 1)  # the whole sentence
     assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "docs/a.md"
     assert all(r["partialFingerprints"] for r in run["results"])
 

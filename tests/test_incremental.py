@@ -425,7 +425,7 @@ def crafted_cuts(text: str) -> list[int]:
         at("    return x + 1", 4),                # CS003 (split-fence fix)
         at("| 5 | 6 |"),                          # CS004 (repeat-header fix)
         at("long list item with", 5),             # CS005
-        at("html block content", 5),              # CS008
+        at("<div>\nhtml block", 3),                # CS008 (inside the tag)
         at("Body of the orphan"),                 # CS007
         at("# Tail"),
     })
@@ -563,7 +563,7 @@ ALT = "# T\n\nPara one ends here.\n\n    indented code line\n    more code\n\nAf
 @pytest.mark.parametrize("text, variants, expect", [
     # a whitespace gap: the cut is clean at the left end, judged again where
     # the right chunk starts (inside the indented code, or at its start)
-    (ALT, [[(0, ALT.index("\n\n    ")), (ALT.index("indented"), len(ALT))],
+    (ALT, [[(0, ALT.index("\n\n    ")), (ALT.index("more code"), len(ALT))],
            [(0, ALT.index("\n\n    ")), (ALT.index("    indented"), len(ALT))]],
      [["CS003"], []]),
     # where the chunks on both sides start decides whether a heading is orphaned

@@ -128,12 +128,14 @@ def test_issue_shape_for_a_mid_sentence_cut():
     assert i.code == "CS002" and i.name == "mid-sentence" and i.severity == "warning"
     assert (i.chunk, i.other_chunk, i.cut) == (0, 1, c)
     sentence = doc.text.index("To prevent")
-    assert (i.start, i.end) == (sentence, doc.text.index("keepalive.") + len("keepalive."))
-    assert i.related == (c, i.end)
+    end = doc.text.index("keepalive.") + len("keepalive.")
+    # the range starts at the cut (to its line's end); the sentence is the unit
+    assert (i.start, i.end) == (c, end) and i.unit == (sentence, end)
+    assert i.related == (c, end)
     assert i.message == ('chunk 1 ends mid-sentence: "…this, set the timeout to" | "30 seconds and '
                          'enable keepalive." is in chunk 2')
     assert i.data["fix"] == "paragraph-break" and i.data["offset"] == sentence
-    assert i.data["sentence"] == [i.start, i.end] and i.data["side"] == "both"
+    assert i.data["sentence"] == [sentence, end] and i.data["side"] == "both"
     assert i.fix  # a human hint
 
 
@@ -167,9 +169,14 @@ def test_whitespace_gap_judged_at_the_second_offset_when_the_first_is_clean():
     doc = Document(text)
     end = text.index("\n\n")
     code = text.index("code one")  # after the indentation of the indented code block
+    # the second offset is judged, and there the code block is whole on the
+    # right (only its indentation is dropped, as LangChain's strip does)
     chunks = make_chunks(text, [(0, end), (code, len(text))])
+    assert [(i.code, i.cut) for i in validate(doc, chunks, S) if i.cut is not None] == []
+    two = text.index("code two")
+    chunks = make_chunks(text, [(0, end), (two, len(text))])
     got = [(i.code, i.cut) for i in validate(doc, chunks, S) if i.cut is not None]
-    assert got == [("CS003", code)]
+    assert got == [("CS003", two)]
 
 
 def test_split_fence_data_makes_two_complete_fences():

@@ -47,6 +47,8 @@ export interface StatsResult {
   chunks_with_issues: number;
   rate: number;
   per_rule: Record<string, number>;
+  /** Which chunker is simulated and where that setting came from, when the server says. */
+  simulated?: string;
 }
 
 /** Result of `workspace/executeCommand` `chunkseam.showChunk`. */
@@ -171,12 +173,16 @@ export function parseStatsResult(value: unknown): StatsResult | undefined {
   }
   const rawBroken = v.chunks_with_issues ?? v.chunksWithIssues;
   const broken = typeof rawBroken === "number" ? rawBroken : 0;
-  return {
+  const result: StatsResult = {
     chunks: v.chunks,
     chunks_with_issues: broken,
     rate: typeof v.rate === "number" ? v.rate : v.chunks > 0 ? broken / v.chunks : 0,
     per_rule: perRule,
   };
+  if (typeof v.simulated === "string") {
+    result.simulated = v.simulated;
+  }
+  return result;
 }
 
 /** Validate a `chunkseam.showChunk` result (either key spelling). */

@@ -28,6 +28,8 @@ export const ENGINE_KEYS = [
   "tiktokenFile",
   "allowNetwork",
   "approximateTokens",
+  "modelMaxTokens",
+  "embeddingModel",
   "plugins",
   "debounceMs",
 ] as const;

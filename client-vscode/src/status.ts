@@ -20,6 +20,9 @@ export function formatStatus(stats: StatsResult, ruleNames: Record<string, strin
   const broken = stats.chunks_with_issues;
   const text = `⧉ ${n} ${n === 1 ? "chunk" : "chunks"} · ${broken} broken (${percent(broken, n)}%)`;
   const lines = [`**chunkseam** — ${n} ${n === 1 ? "chunk" : "chunks"}, ${broken} with issues`, ""];
+  if (stats.simulated) {
+    lines.push(escapeMarkdown(stats.simulated), "");
+  }
   const rules = Object.entries(stats.per_rule)
     .filter(([, count]) => count > 0)
     .sort(([a, ca], [b, cb]) => cb - ca || a.localeCompare(b));

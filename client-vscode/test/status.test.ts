@@ -23,6 +23,15 @@ describe("formatStatus", () => {
     const v = formatStatus({ chunks: 3, chunks_with_issues: 1, rate: 1 / 3, per_rule: { CS002: 1 } }, { CS002: "mid-sentence" });
     assert.match(v.tooltip, /CS002 mid\\-sentence/);
   });
+  it("says which chunker is simulated and where that came from", () => {
+    const v = formatStatus({
+      chunks: 3, chunks_with_issues: 0, rate: 0, per_rule: {},
+      simulated: "simulating chunker llamaindex, size 512 cl100k_base tokens (from /p/chunkseam.toml)",
+    });
+    assert.ok(v.tooltip.includes("simulating chunker llamaindex, size 512 cl100k\\_base tokens"));
+    assert.ok(v.tooltip.includes("/p/chunkseam\\.toml"));
+    assert.doesNotMatch(formatStatus({ chunks: 3, chunks_with_issues: 0, rate: 0, per_rule: {} }).tooltip, /simulating/);
+  });
   it("rounds percentages", () => {
     assert.equal(percent(1, 3), 33);
     assert.equal(percent(2, 3), 67);

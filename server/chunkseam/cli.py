@@ -624,13 +624,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if not disc.files and not errors:
         where = ", ".join(disc.empty or args.paths or ["."])
         eprint(f"warning: no files to lint in {where} (include: {', '.join(top.include)})")
-    items = [(str(f), cache.settings(f)) for f in disc.files]
+    resolved_files = [cache.resolved(f) for f in disc.files]
+    items = [(str(f), r.settings) for f, r in zip(disc.files, resolved_files)]
 
-    if items and args.format == "text":  # which chunker is simulated, and where that came from
+    if items and args.format == "text":  # which chunker is simulated for these files, and why
         from .analysis import describe_chunker
 
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
-                                       for r in list(cache._cache.values())))[:5]:
+                                       for r in resolved_files))[:5]:
             eprint(line)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
         code = _fix_files(args, items, errors)
@@ -794,12 +795,12 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     from .preview import _first_words, line_range
 
     unit = "tok" if settings.unit == "tokens" else "ch"
-    width = len(str(len(chunks)))
+    width = len(str(len(chunks)))  # chunks are numbered from 1 here (JSON: 0-based "index")
     for c in chunks:
         first, last = line_range(doc, c)
         path = " › ".join(c.heading_path)
         flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
-        out.write(f"#{c.index:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
+        out.write(f"#{c.index + 1:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})"

@@ -2,7 +2,10 @@
 
 Per strategy: the number of chunks, mean and max size, and the broken-chunk
 rate overall and per rule family (cuts CS0xx, chunks CS1xx, code CS2xx, …),
-so a team can choose a strategy on its own documents.
+so a team can choose a strategy on its own documents. A chunk is broken as in
+``lint``, ``preview`` and the library (:func:`chunkseam.validate.statistics`):
+an error or warning is charged to it (a cut counts against the chunk that ends
+there); per family, the same with that family's issues only.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any, Sequence, TextIO
 from .analysis import make_chunks, sizer_for
 from .document import Document
 from .settings import Settings
+from .validate import BROKEN_SEVERITIES, charged_chunk, statistics
 
 DEFAULT_STRATEGIES = ("fixed", "recursive", "sentence", "markdown")
 
@@ -39,7 +43,7 @@ class StrategyStats:
     sizes: list[int] = field(default_factory=list, repr=False)
     chunks_with_issues: int = 0
     issues: int = 0
-    #: family -> chunks with at least one issue of that family
+    #: family -> broken chunks counting that family's issues only
     family_chunks: dict[str, int] = field(default_factory=dict)
     per_rule: dict[str, int] = field(default_factory=dict)
     error: str | None = None
@@ -64,12 +68,15 @@ class StrategyStats:
         self.chunks += len(chunks)
         self.sizes.extend(c.tokens for c in chunks)
         self.issues += len(issues)
-        self.chunks_with_issues += len({i.chunk for i in issues if i.chunk is not None})
+        # broken as everywhere else (chunkseam.validate.statistics): an error or
+        # warning charged to the chunk
+        self.chunks_with_issues += statistics(chunks, issues).chunks_with_issues
         fam: dict[str, set[int]] = {}
         for i in issues:
             self.per_rule[i.code] = self.per_rule.get(i.code, 0) + 1
-            if i.chunk is not None:
-                fam.setdefault(family(i.code), set()).add(i.chunk)
+            c = charged_chunk(i)
+            if c is not None and i.severity in BROKEN_SEVERITIES:
+                fam.setdefault(family(i.code), set()).add(c)
         for f, s in fam.items():
             self.family_chunks[f] = self.family_chunks.get(f, 0) + len(s)
 

@@ -13,11 +13,16 @@ SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}  # lower = more s
 class Issue:
     """One finding.
 
-    ``start``/``end`` is the offset range the squiggle covers (for a cut: the
-    sentence, fence, table or item that is cut); ``cut`` the offset of the cut
-    itself; ``chunk`` the chunk on the left of the cut (or the chunk concerned),
-    ``other_chunk`` the one on the right; ``related`` the other side of the cut.
-    ``data`` carries what a quick fix needs (JSON-serialisable).
+    ``start``/``end`` is the offset range the squiggle covers, where every
+    output reports the issue: for a cut, the word (CS001) or the line(s) at
+    the cut within the broken unit (the part of the sentence, fence, table or
+    item on the cut's line, or on the two lines either side of a cut at a line
+    start), never the whole unit; ``unit`` is the whole broken unit (the
+    sentence, fence, table, item, span, heading or HTML block) and ``cut`` the
+    offset of the cut itself. ``chunk`` is the chunk on the left of the cut (or
+    the chunk concerned), ``other_chunk`` the one on the right; ``related`` the
+    part of the unit on the other side of the cut. ``data`` carries what a
+    quick fix needs (JSON-serialisable).
     """
 
     code: str
@@ -33,6 +38,7 @@ class Issue:
     related_message: str | None = None
     fix: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    unit: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +52,7 @@ class Issue:
             "other_chunk": self.other_chunk,
             "cut": self.cut,
             "related": list(self.related) if self.related else None,
+            "unit": list(self.unit) if self.unit else None,
             "fix": self.fix,
             "data": self.data,
         }

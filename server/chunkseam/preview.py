@@ -46,6 +46,15 @@ def strong_color(index: int) -> str:
 # --- shared helpers ---------------------------------------------------------------------
 
 
+def broken_stats(chunks: Sequence[Chunk], issues: Sequence[Issue]):
+    """The broken-chunk count and rate, computed as everywhere else
+    (:func:`chunkseam.validate.statistics`: a chunk is broken when an error or
+    warning is charged to it)."""
+    from .validate import statistics
+
+    return statistics(chunks, issues)
+
+
 def line_range(doc: Document, c: Chunk) -> tuple[int, int]:
     first, _ = doc.line_col(c.start)
     last, _ = doc.line_col(max(c.start, c.end - 1))
@@ -101,7 +110,7 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
             text.append(doc.text[max(head_ov, tail_ov):c.end], style="reverse magenta" if color else "")
             if not color:
                 text.append(" «/overlap»")
-        title = f"chunk {c.index}"
+        title = f"chunk {c.index + 1}"  # people count from one (JSON keeps the 0-based index)
         path = " › ".join(c.heading_path)
         subtitle = f"lines {first}–{last} · {c.tokens} {unit_label}" + (" · OVERSIZE" if c.oversize else "")
         if path:
@@ -123,12 +132,14 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
         # headings are text, not rich markup ("[draft]" must stay)
         console.print(Panel(Group(*body), title=title, title_align="left", subtitle=Text(subtitle),
                             subtitle_align="left", border_style=border if color else "none"))
-    broken = len({i.chunk for i in issues if i.chunk is not None})
+    stats = broken_stats(chunks, issues)
+    broken = stats.chunks_with_issues
     name = doc.path or "<text>"
     # one line whatever the width: a path is never broken by an inserted newline
     # (the terminal wraps it softly; copy, paste and grep keep working)
     console.print(Text(f"{name}: {plural(len(chunks), 'chunk')} ({chunker}), {plural(len(issues), 'issue')}, "
-                       f"{broken} of {plural(len(chunks), 'chunk')} broken"), soft_wrap=True)
+                       f"{broken} of {plural(len(chunks), 'chunk')} broken ({stats.rate * 100:.1f}%)"),
+                  soft_wrap=True)
 
 
 # --- HTML -------------------------------------------------------------------------------
@@ -331,7 +342,7 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
         else:
             attr = f'data-chunk="{k}"'
             emitted.add(k)
-        title = f"chunk {k} · lines {first}–{last} · {c.tokens} " + ("tokens" if True else "")
+        title = f"chunk {k + 1} · lines {first}–{last} · {c.tokens} " + ("tokens" if True else "")
         parts.append(f'<span class="cs-band" {attr} style="--c:{band_color(k)};--cs:{strong_color(k)}" '
                      f'title="{_esc(title)}">')
         open_band = k
@@ -360,7 +371,7 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
             close()
             for k in empty_at.pop(seg.start):
                 parts.append(f'<span class="cs-band cs-empty" data-chunk="{k}" '
-                             f'style="--c:{band_color(k)};--cs:{strong_color(k)}" title="chunk {k} (empty)"></span>')
+                             f'style="--c:{band_color(k)};--cs:{strong_color(k)}" title="chunk {k + 1} (empty)"></span>')
                 emitted.add(k)
         if seg.start in cuts:
             close()
@@ -424,7 +435,7 @@ def side_list_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
         items.append(
             f'<li class="cs-item" data-chunk="{c.index}" style="--c:{band_color(c.index)};--cs:{strong_color(c.index)}" '
             f'title="{titles}"><span class="cs-swatch"></span>'
-            f'<span class="cs-title">#{c.index} · L{first}–{last} · {c.tokens} {"tok" if unit == "tokens" else "chars"}'
+            f'<span class="cs-title">#{c.index + 1} · L{first}–{last} · {c.tokens} {"tok" if unit == "tokens" else "chars"}'
             f'{" · oversize" if c.oversize else ""}</span>{badge}'
             f'<span class="cs-sub">{sub}</span></li>')
     return '<ol class="cs-list">' + "".join(items) + "</ol>"
@@ -448,8 +459,8 @@ def html_page(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue], *
     """One self-contained page for one document."""
     name = doc.path or "<text>"
     unit = getattr(settings, "unit", "tokens")
-    broken = len({i.chunk for i in issues if i.chunk is not None})
-    rate = broken / len(chunks) if chunks else 0.0
+    stats = broken_stats(chunks, issues)
+    broken, rate = stats.chunks_with_issues, stats.rate
     meta = (f"{_esc(chunker)} · size {getattr(settings, 'size', '?')} {_esc(unit)} · "
             f"overlap {getattr(settings, 'overlap', 0)} · {plural(len(chunks), 'chunk')} · {plural(len(issues), 'issue')}")
     head = (f'<header class="cs-head"><h1>{_esc(name)}</h1><span class="cs-meta">{meta}</span>'
@@ -479,8 +490,8 @@ def compare_page(files: Sequence[tuple[Document, Sequence[tuple[str, Sequence[Ch
         cols = []
         for strategy, chunks, issues in columns:
             k = len(docs)
-            broken = len({i.chunk for i in issues if i.chunk is not None})
-            rate = broken / len(chunks) if chunks else 0.0
+            stats = broken_stats(chunks, issues)
+            broken, rate = stats.chunks_with_issues, stats.rate
             cols.append(
                 f'<section class="cs-col" data-strategy="{_esc(strategy)}"><h2>{_esc(strategy)}</h2>'
                 f'<div class="cs-meta">{plural(len(chunks), "chunk")} · {plural(len(issues), "issue")} · {broken} broken '

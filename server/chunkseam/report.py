@@ -84,6 +84,13 @@ def record_from_issue(doc, issue, path: str, *, fingerprint: str = "", **extra: 
         fields_extra["related"] = {"start_offset": rs, "end_offset": re_, "line": rl, "column": rc,
                                    "end_line": rel, "end_column": rec,
                                    "message": issue.related_message}
+    unit = getattr(issue, "unit", None)
+    if unit is not None:
+        us, ue = unit
+        ul, uc = doc.line_col(us)
+        uel, uec = doc.line_col(max(ue, us))
+        fields_extra["unit"] = {"start_offset": us, "end_offset": ue, "line": ul, "column": uc,
+                                "end_line": uel, "end_column": uec}
     if issue.fix:
         fields_extra["fix"] = issue.fix
     if issue.data:
@@ -259,10 +266,9 @@ def _rule_attr(rule: Any, name: str, default: Any = None) -> Any:
 
 def write_text_records(out: TextIO, records: Iterable[Record], st: Style) -> None:
     for rec in records:
-        # a cut is reported where it falls (the range it breaks is in JSON/SARIF)
-        line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
-        col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
-        loc = f"{rec.path}:{line}:{col}:"
+        # one location per issue, the same in every format: the range at the cut
+        # (the whole broken unit is the JSON "unit" / SARIF relatedLocations)
+        loc = f"{rec.path}:{rec.line}:{rec.column}:"
         out.write(f"{st.bold(loc)} {st.severity(rec.severity, rec.code)} "
                   f"{st.dim('[' + rec.name + ']')} {rec.message}\n")
 
@@ -382,6 +388,19 @@ def sarif_document(results: list[FileResult], summary: Summary,
                 }],
                 "properties": {"chunk": rec.chunk, "otherChunk": rec.other_chunk},
             }
+            unit = rec.extra.get("unit") if rec.extra else None
+            if unit and (unit["start_offset"], unit["end_offset"]) != (rec.start_offset, rec.end_offset):
+                result["relatedLocations"] = [{
+                    "id": 1,
+                    "message": {"text": "the whole unit that the cut breaks"},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _sarif_uri(rec.path), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": unit["line"], "startColumn": unit["column"],
+                                   "endLine": unit["end_line"], "endColumn": unit["end_column"],
+                                   "charOffset": unit["start_offset"],
+                                   "charLength": max(0, unit["end_offset"] - unit["start_offset"])},
+                    },
+                }]
             if rec.fingerprint:
                 result["partialFingerprints"] = {"chunkseamCut/v1": rec.fingerprint}
             sarif_results.append(result)
@@ -487,8 +506,7 @@ def junit_xml(results: list[FileResult], summary: Summary, errors: list[dict[str
         suite = ET.SubElement(root, "testsuite", name=r.path)
         cases = 0
         for rec in r.records:
-            line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
-            col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
+            line, col = rec.line, rec.column
             case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {line}:{col}",
                                  classname=r.path, file=r.path, line=str(line))
             fail = ET.SubElement(case, "failure", message=rec.message, type=rec.code)
@@ -553,8 +571,7 @@ def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = 
         shown = [rec for r in results for rec in r.records][:MARKDOWN_MAX_ISSUES]
         lines += ["<details><summary>Issues</summary>", "", "| Location | Rule | Message |", "| --- | --- | --- |"]
         for rec in shown:
-            line = rec.extra.get("cut_line", rec.line) if rec.extra else rec.line
-            col = rec.extra.get("cut_column", rec.column) if rec.extra else rec.column
+            line, col = rec.line, rec.column
             lines.append(f"| `{_md_cell(rec.path)}:{line}:{col}` | {rec.code} {_md_cell(rec.name)} | "
                          f"{_md_cell(rec.message)} |")
         if summary.issues > len(shown):

@@ -13,7 +13,8 @@ from typing import Any
 DEFAULT_DANGLING_WORDS = (
     "this", "these", "that", "those", "it", "its", "they", "such",
     "as mentioned above", "as mentioned earlier", "as noted above", "as described above",
-    "as shown above", "see above", "see the previous section", "the above", "the previous",
+    "as shown above", "as shown in the example above", "in the example above", "in the above example",
+    "in the previous example", "the example above", "the code above", "see above", "see the previous section", "the above", "the previous",
     "in the previous section", "as discussed", "the former", "the latter", "likewise",
     "similarly", "however", "therefore", "thus", "also", "additionally", "furthermore",
     "moreover", "otherwise", "then",

@@ -172,8 +172,55 @@ _KIND_OF = {f"{k}_open": k for k in ("heading", "paragraph", "table", "bullet_li
                                       "ordered_list", "list_item", "blockquote", "tr")}
 
 
+#: a line of HTML tags only (text may sit between them: ``<summary>More</summary>``)
+_TAG_LINE = re.compile(r"[ \t]{0,3}<[A-Za-z/][^\r\n]*>[ \t]*")
+#: a line that opens a fence, a table row, a heading or a list item
+_MD_LINE = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,}|\||#{1,6}(?:[ \t]|$)|[-+*][ \t]|\d{1,9}[.)][ \t])")
+#: raw-text elements (CommonMark HTML block type 1): their content is not Markdown
+_RAW_TAG = re.compile(r"[ \t]*<(?:script|pre|style|textarea)(?:[\s>]|$)", re.I)
+
+
+def _wrapper_lines(text: str) -> list[tuple[int, int, int]]:
+    """Lines of HTML tags directly followed by a fence, a table, a heading or a
+    list (``<CodeGroup>`` then a code fence, ``<div align="center">`` then a
+    table): CommonMark would swallow the Markdown into an HTML block that ends
+    at the next blank line (MDX, and most writers, mean Markdown there). Each
+    is parsed as an HTML block of its own, the Markdown after it as Markdown.
+    ``(start, end, line)`` of each such line."""
+    if "<" not in text:
+        return []
+    out = []
+    starts = _line_starts(text)
+    n = len(starts)
+    for k in range(n - 1):
+        a = starts[k]
+        if a >= len(text) or text[a] not in " \t<":
+            continue
+        b = starts[k + 1]
+        e = b
+        while e > a and text[e - 1] in "\r\n":
+            e -= 1
+        if not _TAG_LINE.fullmatch(text, a, e) or _RAW_TAG.match(text, a, e):
+            continue
+        if _MD_LINE.match(text, b):
+            out.append((a, e, k))
+    return out
+
+
 def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
-    """Blocks of one segment as tuples with offsets relative to ``text``."""
+    """Blocks of one segment as tuples with offsets relative to ``text``
+    (``mdx``: JSX elements are parsed by :mod:`chunkseam.mdx`, with their
+    Markdown children, so no wrapper lines are blanked)."""
+    wrappers = [] if mdx else _wrapper_lines(text)
+    original = text
+    if wrappers:
+        # same length, same line breaks: the wrapper lines read as blank lines
+        parts, last = [], 0
+        for a, e, _k in wrappers:
+            parts += [text[last:a], " " * (e - a)]
+            last = e
+        parts.append(text[last:])
+        text = "".join(parts)
     tokens = _block_tokens(text, mdx)
     lines = _Lines(text)
     out: list[list] = []
@@ -202,7 +249,8 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
 
     def last_line(map_end: int, first: int) -> int:
         last = max(first, map_end - 1)
-        while last > first and lines.blank(last):
+        quoted = any(out[i][0] == "blockquote" for i in stack)
+        while last > first and (lines.blank(last) or (quoted and _quote_blank(lines, last))):
             last -= 1
         return last
 
@@ -277,12 +325,57 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
             out.append(rec)
         elif ttype == "inline" and stack and out[stack[-1]][0] == "heading":
             out[stack[-1]][4] = _plain_title(tok.content)
+    if wrappers:
+        out = _with_wrappers(out, wrappers, original)
     for rec in out:
         if rec[0] == "heading" and rec[4] is None:
             rec[4] = ""
         if not rec[8]:
             rec[8] = ()  # (an empty list per record adds up over a large document)
     return tuple(tuple(r) for r in out)
+
+
+def _quote_blank(lines: _Lines, line: int) -> bool:
+    """A line of block-quote markers only (``>``): a blank line of the quote."""
+    t = lines.text[lines.start(line) : lines.end(line)]
+    return ">" in t and not t.replace(">", "").strip()
+
+
+def _with_wrappers(out: list, wrappers: list, text: str) -> list:
+    """``out`` with an ``html_block`` record for each wrapper line that is not
+    inside code or raw HTML, in document order (parents remapped)."""
+    extra = []
+    for a, e, k in wrappers:
+        if any(r[0] in ("fence", "code", "html_block", "front_matter") and r[1] <= a < r[2] for r in out):
+            continue  # code (or raw HTML) that happens to hold a tag line
+        parent = None
+        for i, r in enumerate(out):
+            if r[0] in CONTAINER_KINDS and r[1] <= a <= r[2]:
+                parent = i  # pre-order: the last match is the innermost
+        start = a
+        while start < e and text[start] in _WS:
+            start += 1
+        depth = out[parent][6] + 1 if parent is not None else 0
+        extra.append(["html_block", start, e, 0, None, parent, depth, "", [], 0, True, k, k])
+    if not extra:
+        return out
+    merged: list = []
+    remap: dict[int, int] = {}
+    i = j = 0
+    while i < len(out) or j < len(extra):
+        if j < len(extra) and (i >= len(out) or extra[j][1] < out[i][1]):
+            merged.append(("x", extra[j]))
+            j += 1
+        else:
+            remap[i] = len(merged)
+            merged.append(("o", out[i]))
+            i += 1
+    result = []
+    for _src, rec in merged:
+        if rec[5] is not None:
+            rec[5] = remap[rec[5]]
+        result.append(rec)
+    return result
 
 
 _HTML_END = (

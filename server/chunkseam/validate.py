@@ -19,8 +19,8 @@ whitespace are not cuts. A cut in the whitespace between two blocks is clean.
 One cut gets at most one issue, of the first rule in this order that applies
 and is enabled (see :mod:`chunkseam.checks.cuts`):
 
-* Markdown: CS003 > CS008 > CS004 > CS001 > CS006 > CS005 > CS002, then CS007
-  at an otherwise clean cut;
+* Markdown: CS003 > CS008 > CS004 > CS001 > CS006 > CS005 > CS002 > CS006
+  (emphasis), then CS007 at an otherwise clean cut;
 * Python: CS202 > CS001 > CS201; other code: CS001;
 * plain text: CS001 > CS006 > CS002.
 
@@ -72,10 +72,11 @@ Per rule (offsets are absolute string offsets into the document):
   delimiter rows, so the rows after the cut form a table with its header.
 * CS005 ``{"item": [s, e]}`` (+ ``"paragraph"`` when in a paragraph).
 * CS006 ``{"span": [s, e], "kind": "link" | "code" | "parentheses" | "brackets" |
-  "braces" | "html"}`` (+ ``"paragraph"``).
+  "braces" | "html" | "link_definition" | "emphasis"}`` (+ ``"paragraph"``).
 * CS007 ``{"fix": "move-heading", "heading": [s, e], "body": body_start}`` —
   the heading belongs with the body that starts at ``body``.
-* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block" | "esm" | "jsx"}``.
+* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block" | "esm" | "jsx"}``; for
+  HTML also ``"element": [s, e]``, the tag, comment or element the cut leaves open.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
   CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
   CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.
@@ -250,11 +251,11 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool) -> Issue | None:
 
 #: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
 _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",
-                          "table", "header", "item", "span", "heading", "body"})
+                          "table", "header", "item", "span", "heading", "body", "element"})
 #: ... and those holding anything else; an issue with a key in neither set is
 #: not cached (always judged afresh), so a new key can never be shifted wrongly
 _PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",
-                         "kind"})
+                         "kind", "label"})
 #: estimated bytes of the cut judgements kept (see :mod:`chunkseam.cache`)
 CUT_CACHE_BYTES = 16 * 1024 * 1024
 
@@ -305,7 +306,8 @@ def _shifted(issue: Issue, delta: int) -> Issue:
                  issue.end + delta, issue.chunk, issue.other_chunk,
                  None if issue.cut is None else issue.cut + delta,
                  None if related is None else (related[0] + delta, related[1] + delta),
-                 issue.related_message, issue.fix, data)
+                 issue.related_message, issue.fix, data,
+                 None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
 
 
 class _CutJudge:

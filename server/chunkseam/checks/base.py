@@ -303,6 +303,51 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
     return spans
 
 
+# -- what a sentence is made of -----------------------------------------------------------
+
+#: markup that carries no prose: HTML tags and comments, images (inline and by
+#: reference) and, once those are gone, the empty links that wrapped them
+_NO_PROSE = (
+    re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>", re.S),
+    re.compile(r"!\[[^\]]*\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])?"),
+    re.compile(r"\[\s*\](?:\([^)]*\)|\[[^\]]*\])?"),
+)
+_WORD = re.compile(r"\w")
+
+
+def has_prose(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a word outside markup: a run of badges
+    (``[![npm](…)](…)``), avatar links (``<a href=…><img …></a>``) or ``<br>``
+    holds none, so a cut beside it is not inside a sentence."""
+    piece = text[start:end]
+    if "<" not in piece and "!" not in piece:
+        return True  # no markup: whatever is there ("." before a cut) belongs to the sentence
+    masked = piece
+    for pat in _NO_PROSE:
+        masked = pat.sub(" ", masked)
+    return masked == piece or bool(_WORD.search(masked))
+
+
+_ATX_OPEN = re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t\r\n]|$)[ \t]*")
+_ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+
+
+def heading_as_written(text: str, heading, width: int = 80) -> str:
+    """A heading's text as the writer wrote it (code spans, links and HTML
+    kept), without its ``#`` marks or setext underline, whitespace collapsed,
+    shortened to ``width`` characters."""
+    raw = text[heading.start : heading.end]
+    m = _ATX_OPEN.match(raw)
+    if m:
+        raw = _ATX_CLOSE.sub("", raw[m.end() :].rstrip())
+    else:
+        lines = raw.splitlines()
+        if len(lines) > 1 and lines[-1].strip() and not lines[-1].strip().strip("=-"):
+            raw = "\n".join(lines[:-1])
+    out = " ".join(raw.split())
+    return out if len(out) <= width else out[: width - 1] + "…"
+
+
 class _SpanIndex:
     """Spans sorted by start, with a segment tree of their ends: the last span
     starting before an offset whose end is past it, in O(log n)."""
@@ -498,15 +543,19 @@ class Context:
     def issue(self, code: str, message: str, start: int, end: int, *, cut: Cut | None = None,
               chunk: int | None = None, other_chunk: int | None = None,
               related: tuple[int, int] | None = None, related_message: str | None = None,
-              hint: str | None = None, **data: Any) -> Issue:
+              hint: str | None = None, unit: tuple[int, int] | None = None, **data: Any) -> Issue:
+        """An issue; for a cut, ``start``/``end`` is the broken unit and the
+        issue's range becomes the part of it at the cut (:func:`at_cut`)."""
         rule = RULES[code]
         if cut is not None:
             chunk = cut.left if chunk is None else chunk
             other_chunk = cut.right if other_chunk is None else other_chunk
             data.setdefault("side", cut.side)
+            unit = (start, end) if unit is None else unit
+            start, end = at_cut(self.text, cut.offset, start, end)
         return Issue(code, rule.name, self.enabled.get(code, rule.severity), message,
                      start, end, chunk, other_chunk, cut.offset if cut else None,
-                     related, related_message, hint, data)
+                     related, related_message, hint, data, unit)
 
     def snippet_left(self, cut: int, lo: int = 0, width: int = 32) -> str:
         return snippet_before(self.text, cut, lo, width)
@@ -533,16 +582,68 @@ class Context:
         return (cut.offset, hi), f"continues in {where}"
 
 
+def at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
+    """The range an issue at ``cut`` covers inside its unit ``[lo, hi)``: it
+    starts at the cut itself and runs to the end of the line holding the
+    first character after the cut (within the unit, trailing spaces left
+    out), so every output reports the cut's own line and column. A word
+    (CS001) is its own range; a cut at or after the unit's end (CS007, after
+    its heading) covers the unit's last line."""
+    if hi - lo <= 0:
+        return (lo, hi)
+    c = max(lo, min(cut, hi))
+    if lo < cut < hi and not any(ch in text[lo:hi] for ch in "\r\n") and hi - lo <= 256 \
+            and not any(ch.isspace() for ch in text[lo:hi]):
+        return (lo, hi)  # a word
+    j = c
+    while j < hi and text[j] in " \t\r\n":
+        j += 1
+    if j < hi:
+        ends = [x for x in (text.find("\n", j, hi), text.find("\r", j, hi)) if x >= 0]
+        e = min(ends) if ends else hi
+        while e > j and text[e - 1] in " \t":
+            e -= 1
+        return (c, max(e, c))
+    i = c
+    while i > lo and text[i - 1] in " \t\r\n":
+        i -= 1
+    a = max(text.rfind("\n", lo, i), text.rfind("\r", lo, i)) + 1
+    a = max(a, lo)
+    while a < i and text[a] in " \t":
+        a += 1
+    return (a, i) if i > a else (lo, hi)
+
+
 _WS_RUN = re.compile(r"\s+")
 
 
 def _clean(s: str) -> str:
-    return _WS_RUN.sub(" ", s)
+    """Whitespace collapsed: a run holding a line break shows as ``⏎`` (joined
+    lines stay visible), any other run as one space; table padding around
+    ``|`` shrinks to one space."""
+    s = s.strip()
+    s = _WS_RUN.sub(lambda m: "⏎" if ("\n" in m.group() or "\r" in m.group()) else " ", s)
+    if "|" not in s:
+        return s
+    rows = []
+    for row in s.split("⏎"):
+        if _DELIMITER_ROW.fullmatch(row) and "-" in row:
+            continue  # a table's delimiter row: no cell text
+        if row.startswith("|") or row.endswith("|"):
+            row = _PIPE_PAD.sub(" | ", row.strip().strip("|").strip())
+        rows.append(row)
+    return "⏎".join(r for r in rows if r) or s
 
 
-def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
-    """Up to ``width`` characters before ``cut`` (not before ``lo``), whitespace
-    collapsed and trimmed, with a leading "…" when shortened."""
+_PIPE_PAD = re.compile(r"[ \t]*\|[ \t]*")
+_DELIMITER_ROW = re.compile(r"[\s|:-]+")
+#: what an excerpt must hold to say something: a letter or a digit
+_SAYS = re.compile(r"[^\W_]")
+#: how far an excerpt may reach past its unit to find the nearest words
+_REACH = 4000
+
+
+def _before(text: str, cut: int, lo: int, width: int) -> str:
     lo = max(0, min(lo, cut))
     start = max(lo, cut - width)
     piece = text[start:cut]
@@ -550,13 +651,11 @@ def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
         sp = piece.find(" ", 0, 12)
         if sp >= 0:
             piece = piece[sp + 1 :]
-        return "…" + _clean(piece).strip()
-    return _clean(piece).strip()
+        return "…" + _clean(piece)
+    return _clean(piece)
 
 
-def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
-    """Up to ``width`` characters from ``cut`` (not past ``hi``), whitespace
-    collapsed and trimmed, with a trailing "…" when shortened."""
+def _after(text: str, cut: int, hi: int, width: int) -> str:
     hi = min(max(hi, cut), len(text))
     end = min(hi, cut + width)
     piece = text[cut:end]
@@ -564,8 +663,39 @@ def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
         sp = piece.rfind(" ", len(piece) - 12)
         if sp > 0:
             piece = piece[:sp]
-        return _clean(piece).strip() + "…"
-    return _clean(piece).strip()
+        return _clean(piece) + "…"
+    return _clean(piece)
+
+
+def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
+    """Up to ``width`` characters before ``cut`` (not before ``lo``), whitespace
+    collapsed (line breaks as ``⏎``), with a leading "…" when shortened. An
+    excerpt of only whitespace, table padding, a ``>`` or nothing says
+    nothing: then it reaches back past ``lo`` to the nearest words."""
+    got = _before(text, cut, lo, width)
+    if _SAYS.search(got):
+        return got
+    start = cut
+    while start > 0 and cut - start < _REACH and not _SAYS.match(text[start - 1]):
+        start -= 1
+    while start > 0 and cut - start < _REACH and not text[start - 1].isspace():
+        start -= 1  # the whole nearest word
+    return ("…" if start > 0 else "") + _clean(text[start:cut])
+
+
+def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
+    """Up to ``width`` characters from ``cut`` (not past ``hi``), whitespace
+    collapsed (line breaks as ``⏎``), with a trailing "…" when shortened; like
+    :func:`snippet_before`, it reaches past ``hi`` when it would say nothing."""
+    got = _after(text, cut, hi, width)
+    if _SAYS.search(got):
+        return got
+    end = cut
+    while end < len(text) and end - cut < _REACH and not _SAYS.match(text[end]):
+        end += 1
+    while end < len(text) and end - cut < _REACH and not text[end].isspace():
+        end += 1  # the whole nearest word
+    return _clean(text[cut:end]) + ("…" if end < len(text) else "")
 
 
 CheckFn = Callable[[Context, Cut], "Issue | None"]

@@ -52,6 +52,10 @@ def _units(ctx: Context) -> str:
 def oversize(ctx: Context, view: ChunkView) -> Issue | None:
     size = getattr(ctx.settings, "size", None)
     tokens = view.tokens
+    meta = getattr(view.obj, "meta", None)
+    if isinstance(meta, dict) and meta.get("size_unit"):
+        # the chunker sized in its own unit (Haystack words, passages …): only its flag counts
+        tokens = None
     slack = 0 if _units(ctx) == "chars" else 2
     over = bool(view.oversize) or (
         tokens is not None and isinstance(size, int) and size > 0 and tokens > size + slack)
@@ -80,8 +84,9 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
         s += 1
     while e > s and text[e - 1].isspace():
         e -= 1
-    msg = (f'chunk {view.position + 1} has only {view.tokens} {_units(ctx)} '
-           f'(min-tokens is {minimum}): "{snippet_after(text, s, e, 40)}"')
+    unit = _units(ctx)
+    msg = (f'chunk {view.position + 1} has only {view.tokens} {unit} '
+           f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40)}"')
     return ctx.issue("CS102", msg, s, e, chunk=view.position,
                      hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
 
@@ -94,6 +99,45 @@ def _dangling_re(words: tuple[str, ...]) -> re.Pattern[str] | None:
     if not parts:
         return None
     return re.compile(r"(?:" + "|".join(parts) + r")(?![\w-])", re.IGNORECASE)
+
+
+_ADJ = (r"possible|impossible|recommended|important|necessary|unnecessary|worth|likely|unlikely|"
+        r"easy|easier|hard|harder|difficult|common|best|better|advisable|helpful|useful|crucial|"
+        r"essential|obvious|clear|true|good|safe|required|preferable|sufficient|tempting|tricky|"
+        r"straightforward|simple|natural|normal|convenient|expected|known|time|a good idea|"
+        r"a bad idea|up to you|fine|okay|ok|enough|critical|vital|key|wise|mandatory|optional|"
+        r"encouraged|discouraged|allowed|forbidden|customary|standard practice|typical")
+_ADV = (r"also|not|often|usually|generally|therefore|thus|now|still|always|sometimes|very|quite|"
+        r"really|highly|strongly|equally|more|less|much|even|particularly|especially|entirely|"
+        r"perfectly|technically|therefore|however|just|so|too|far|considered")
+#: "It" that stands for nothing: "It is possible to…", "It's recommended that…", "It seems…"
+_EXPLETIVE_IT = re.compile(
+    r"it(?:'s|\u2019s|\s+is|\s+was|\s+will\s+be|\s+would\s+be|\s+may\s+be|\s+might\s+be|"
+    r"\s+can\s+be|\s+could\s+be|\s+should\s+be|\s+has\s+been|\s+had\s+been|\s+becomes?|"
+    r"\s+remains?)\s+(?:(?:" + _ADV + r")\s+)*(?:" + _ADJ + r")\b"
+    r"|it\s+(?:seems|appears|turns\s+out|follows|happens|takes)\b", re.IGNORECASE)
+#: "This guide…", "This page…": the document speaking of itself
+_SELF = re.compile(
+    r"(?:this|these)\s+(?:guide|page|document|tutorial|section|article|chapter|part|post|readme|"
+    r"notebook|doc|docs|documentation|walkthrough|quickstart|cookbook|lesson|repository|repo|"
+    r"project|site|changelog|faq|reference|how-to|overview)s?\b", re.IGNORECASE)
+#: "This example shows…" followed by the example in the same chunk
+_FORWARD = re.compile(
+    r"(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:example|examples|snippet|snippets|code|sample|"
+    r"samples|listing|demo|script|command|commands)\b", re.IGNORECASE)
+_EXHIBIT = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}|\||<(?:pre|code|img|table|CodeGroup|Tabs)\b)", re.M)
+
+
+def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
+    """Whether an opening match of a dangling word is no reference back: an
+    expletive "It", the document naming itself, or "This example…" with the
+    example (a code block, a table) following in the same chunk."""
+    head = text[start : min(chunk_end, start + 200)]
+    if _EXPLETIVE_IT.match(head) or _SELF.match(head):
+        return True
+    if _FORWARD.match(head):
+        return _EXHIBIT.search(text, end, min(chunk_end, end + 1500)) is not None
+    return False
 
 
 def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Issue | None:
@@ -129,6 +173,8 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
         sent = ctx.sentence_at(leaf, p)
         if sent is None or sent[0] != p:
             return None  # starts mid-sentence: not this rule's business
+    if not_pointing_back(text, hit.start(), hit.end(), view.end):
+        return None
     phrase = text[hit.start() : hit.end()]
     prev = f"chunk {view.position}" if view.position > 0 else "an earlier chunk"
     msg = (f'chunk {view.position + 1} opens with "{" ".join(phrase.split())}", which points back '

@@ -7,8 +7,10 @@ this precedence order and the first enabled rule that applies wins, so one
 cut is one squiggle of its most serious kind:
 
     CS003 split-code-fence > CS008 split-raw-block > CS004 split-table >
-    CS001 mid-word > CS006 split-brackets > CS005 split-list-item >
-    CS002 mid-sentence; CS007 orphan-heading only at an otherwise clean cut.
+    CS001 mid-word > CS006 split-brackets (brackets, links, code spans, tags,
+    then link reference definitions) > CS005 split-list-item > CS002
+    mid-sentence > CS006 (emphasis); CS007 orphan-heading only at an
+    otherwise clean cut.
 
 Rules switched off by configuration drop out of the order (with CS003 off, a
 mid-word cut inside code reports CS001); an inline suppression silences the
@@ -21,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..issue import Issue
-from .base import Context, Cut, word_span
+from .base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
 
 _FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 
@@ -80,6 +82,56 @@ def _finish(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int,
 
 # -- CS003 split-code-fence ---------------------------------------------------------------
 
+#: an MkDocs admonition or content tab opener ("!!! note", '=== "Tab"')
+_ADMONITION = re.compile(r"(?:!!!|\?\?\?\+?|===\+?)[ \t]+\S")
+
+
+def _in_admonition(text: str, start: int) -> bool:
+    """Whether the indented block at ``start`` is the body of an MkDocs
+    admonition or tab: the nearest line before it at column 0 opens one."""
+    pos = start
+    floor = max(0, start - 20000)
+    while pos > floor:
+        ls = max(text.rfind("\n", 0, pos - 1), -1) + 1
+        line = text[ls : pos - 1] if pos - 1 >= ls else ""
+        if line.strip() and line[:1] not in " \t":
+            return _ADMONITION.match(line) is not None
+        if ls == 0:
+            break
+        pos = ls
+    return False
+_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})([^\r\n]*)")
+
+
+def _is_mdx(ctx: Context) -> bool:
+    path = getattr(ctx.doc, "path", None) or getattr(ctx.doc, "uri", None) or ""
+    return str(path).lower().endswith(".mdx")
+
+
+def _fence_in(text: str, start: int, end: int, cut: int) -> tuple[int, int, str, str] | None:
+    """The fence inside ``text[start:end]`` (indented content) holding ``cut``
+    strictly between its opening and closing lines: ``(start, end, marker, info)``."""
+    pos = start
+    open_: tuple[int, str, str] | None = None
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        line_end = end if nl < 0 else nl
+        m = _FENCE_LINE.fullmatch(text, pos, line_end)
+        if m:
+            mark = m.group(1)
+            if open_ is None:
+                open_ = (pos + len(m.group(0)) - len(m.group(0).lstrip()), mark, m.group(2).strip())
+            elif mark[0] == open_[1][0] and len(mark) >= len(open_[1]) and not m.group(2).strip():
+                if open_[0] < cut < line_end:
+                    return (open_[0], line_end, open_[1], open_[2])
+                open_ = None
+        if open_ is not None and pos > cut:
+            break
+        pos = line_end + 1
+    if open_ is not None and open_[0] < cut:
+        return (open_[0], end, open_[1], open_[2])
+    return None
+
 
 def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
@@ -87,6 +139,22 @@ def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             continue
         text = ctx.text
         c = cut.offset
+        if b.kind == "code":
+            if not text[b.start : c].strip() or not text[c : b.end].strip():
+                continue  # in the indentation before the block (or after it): the block is whole
+            if _is_mdx(ctx) or _in_admonition(text, b.start):
+                # MDX has no indented code (indentation there is layout), and
+                # MkDocs admonition or tab content ("!!! note", '=== "Tab"') is
+                # Markdown: only a fence inside it is code
+                inner = _fence_in(text, b.start, b.end, c)
+                if inner is None:
+                    continue
+                fs, fe, marker, info = inner
+                lang = info.split()[0] if info.split() else ""
+                what = f"inside a {marker}{lang} code block" if lang else "inside a code block"
+                return _finish(ctx, "CS003", cut, what, fs, fe,
+                               hint="split the code block in two complete fences, or let the chunker keep it whole",
+                               block=[fs, fe], marker=marker, info=info, closed=True)
         data: dict = {"block": [b.start, b.end]}
         if b.kind == "fence":
             m = _FENCE_MARK.match(text, _line_start(text, b.start))
@@ -114,6 +182,79 @@ def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS008 split-raw-block ------------------------------------------------------------------
 
 
+_TAG = re.compile(
+    r"<!--.*?-->"
+    r"|<(/?)([A-Za-z][\w.:-]*)((?:\s+[^\s\"'<>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|\{[^{}]*\}|[^\s\"'=<>`]+))?)*)\s*(/?)>",
+    re.S)
+#: HTML elements that have no closing tag
+VOID_ELEMENTS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                           "param", "source", "track", "wbr"})
+
+
+def html_cut(text: str, start: int, end: int, cut: int) -> tuple[str, int, int] | None:
+    """What a cut at ``cut`` opens in the HTML of ``text[start:end]``: a tag
+    (``("tag", s, e)`` — its attributes are cut), a comment (``("comment", s,
+    e)``) or an element whose start tag is before the cut and whose end tag is
+    not (``("element", s, e)``, the innermost, ``e`` its end or ``end``).
+    None when the cut falls between complete, balanced elements."""
+    stack: list[tuple[str, int, int]] = []  # (name, start of the start tag, end of it)
+    pos = start
+    while pos < end:
+        lt = text.find("<", pos, end)
+        if lt < 0 or lt >= cut:
+            break
+        m = _TAG.match(text, lt, end)
+        if m is None:
+            if text.startswith("<!--", lt):
+                return ("comment", lt, end)  # an unterminated comment runs to the block's end
+            pos = lt + 1
+            continue
+        if m.end() > cut:
+            return ("comment" if m.group(2) is None else "tag", m.start(), m.end())
+        pos = m.end()
+        name = m.group(2)
+        if name is None:
+            continue  # a comment, complete before the cut
+        low = name.lower()
+        if m.group(1):  # an end tag: close up to its start tag
+            for k in range(len(stack) - 1, -1, -1):
+                if stack[k][0].lower() == low:
+                    del stack[k:]
+                    break
+        elif not m.group(4) and low not in VOID_ELEMENTS:
+            stack.append((name, m.start(), m.end()))
+    if not stack:
+        return None
+    name, s, _e = stack[-1]
+    close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(text, cut, end)
+    return ("element", s, close.end() if close else end)
+
+
+def _prose_in_element(ctx: Context, cut: Cut, s: int, e: int):
+    """A cut in the text between tags inside an element (``<Step>`` then a
+    sentence, as MDX and most READMEs write it) is judged as text: mid-word is
+    left to CS001 (None), mid-sentence is CS002. ``False`` when the cut is not
+    inside such text (the element is what it breaks)."""
+    text = ctx.text
+    c = cut.offset
+    lo = max(text.rfind(">", s, c), text.rfind("\n\n", s, c)) + 1
+    hi = min((x for x in (text.find("<", c, e), text.find("\n\n", c, e)) if x >= 0), default=e)
+    if not (has_prose(text, lo, c) and has_prose(text, c, hi)) or not text[lo:c].strip() \
+            or not text[c:hi].strip():
+        return False
+    if word_span(text, c) is not None:
+        return None
+    if "CS002" not in ctx.enabled:
+        return False
+    a = lo + len(text[lo:c]) - len(text[lo:c].lstrip())
+    b = hi - (len(text[c:hi]) - len(text[c:hi].rstrip()))
+    for x, y in sentence_spans(text, a, b):
+        if x < c < y:
+            return _finish(ctx, "CS002", cut, "mid-sentence", x, y,
+                           hint="cut at a sentence or paragraph boundary", sentence=[x, y])
+    return False
+
+
 def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind == "front_matter":
@@ -121,9 +262,27 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                            hint="keep the front matter in one chunk (or out of the chunks)",
                            block=[b.start, b.end], kind="front_matter")
         if b.kind == "html_block":
-            return _finish(ctx, "CS008", cut, "inside an HTML block", b.start, b.end,
-                           hint="keep the HTML block in one chunk", block=[b.start, b.end],
-                           kind="html_block")
+            if any(o.kind == "list_item" for o in where.blocks):
+                return None  # HTML inside a list item: the item is the unit it breaks (CS005)
+            got = html_cut(ctx.text, b.start, b.end, cut.offset)
+            if got is None:
+                return None  # between complete elements: a clean place to cut
+            what, s, e = got
+            if what == "element":
+                prose = _prose_in_element(ctx, cut, s, e)
+                if prose is not False:
+                    return prose  # text inside the element: judged as text (None: clean)
+            if what == "comment":
+                words = "inside an HTML comment"
+            elif what == "tag":
+                m = _TAG.match(ctx.text, s)
+                words = f"inside the tag <{(m.group(1) + m.group(2)) if m else ''}…>"
+            else:
+                m = _TAG.match(ctx.text, s)
+                words = f"inside the HTML element <{m.group(2) if m else ''}>"
+            return _finish(ctx, "CS008", cut, words, b.start, b.end,
+                           hint="keep the HTML element in one chunk", block=[b.start, b.end],
+                           kind="html_block", element=[s, e])
         if b.kind == "esm":
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",
@@ -208,6 +367,71 @@ def split_brackets(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                    **_paragraph_data(leaf))
 
 
+_LINK_DEF = re.compile(
+    r"[ \t]{0,3}\[((?:[^\]\\\r\n]|\\.){1,999})\]:[ \t]*(?:<[^>\r\n]*>|\S+)"
+    r"(?:[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\([^)\r\n]*\)))?[ \t]*(?=\r|\n|$)")
+
+
+def split_link_definition(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    """A cut inside a link reference definition (``[label]: https://…``): the
+    parser keeps no block for it, so it is found on the cut's line."""
+    if where.leaf is not None:
+        return None
+    text = ctx.text
+    c = cut.offset
+    ls = _line_start(text, c)
+    m = _LINK_DEF.match(text, ls)
+    if m is None:
+        return None
+    s = ls
+    while s < m.end() and text[s] in " \t":
+        s += 1
+    e = m.end()
+    while e > s and text[e - 1] in " \t":
+        e -= 1
+    if not (s < c < e):
+        return None
+    label = " ".join(m.group(1).split())
+    return _finish(ctx, "CS006", cut, f"inside the link reference definition [{label}]", s, e,
+                   hint="cut before or after the definition", span=[s, e], kind="link_definition")
+
+
+_EMPHASIS = re.compile(
+    r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"
+    r"|(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![\w*])"
+    r"|(?<![\w_\\])_(?=[^\s_])(.+?)(?<=[^\s_\\])_(?![\w_])", re.S)
+
+
+#: a sentence end inside an emphasis span: a whole passage in italics, not a phrase
+_SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*\s+\S")
+
+
+def split_emphasis(ctx: Context, cut: Cut, where: Where) -> Issue | None:
+    """A cut inside ``**strong**`` or ``*emphasis*`` that no other rule took
+    (``**Remove the config.⟂**``: the sentence is whole, the span is not)."""
+    leaf = where.leaf
+    if leaf is None or leaf.kind not in ("paragraph", "heading"):
+        return None
+    text = ctx.text
+    c = cut.offset
+    lo, hi = max(leaf.start, c - 2000), min(leaf.end, c + 2000)
+    piece = text[lo:hi]
+    if "*" not in piece and "_" not in piece:
+        return None
+    for a, b in code_spans(piece):  # markers inside inline code are literal
+        piece = piece[:a] + "x" * (b - a) + piece[b:]
+    for m in _EMPHASIS.finditer(piece):
+        s, e = lo + m.start(), lo + m.end()
+        if s >= c:
+            break
+        inner = piece[m.start() : m.end()]
+        if c < e and "\n\n" not in inner and not _SENTENCE_BREAK.search(inner):
+            return _finish(ctx, "CS006", cut, "inside emphasis", s, e,
+                           hint="cut outside the emphasis", span=[s, e], kind="emphasis",
+                           **_paragraph_data(leaf))
+    return None
+
+
 # -- CS005 split-list-item --------------------------------------------------------------------------
 
 
@@ -235,7 +459,9 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None
     c = cut.offset
     if leaf.kind == "heading":
-        title = leaf.title or ""
+        if not ctx.text[c : leaf.end].strip():
+            return None  # before the heading's trailing spaces: after the heading (CS007's cut)
+        title = heading_as_written(ctx.text, leaf)
         return _finish(ctx, "CS002", cut, f'inside the heading "{title}"', leaf.start, leaf.end,
                        hint="cut before or after the heading", heading=[leaf.start, leaf.end])
     if leaf.kind != "paragraph":
@@ -244,6 +470,8 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if sent is None or not (sent[0] < c < sent[1]):
         return None
     a, b = sent
+    if not has_prose(ctx.text, a, c) or not has_prose(ctx.text, c, b):
+        return None  # badges, avatars, <br>: markup on one side of the cut is not a sentence
     return _finish(ctx, "CS002", cut, "mid-sentence", a, b,
                    hint="cut at a sentence or paragraph boundary",
                    **{"fix": "paragraph-break", "offset": a, "sentence": [a, b], "sentence_start": a,
@@ -261,7 +489,10 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     h, body = ctx.structure.leaves_around(c)
     if h is None:
         return None
-    if h.kind != "heading" or h.end > c or ctx.text[h.end : c].strip():
+    if h.kind != "heading":
+        return None
+    h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
+    if h_end > c or ctx.text[h_end : c].strip():
         return None
     left = ctx.by_position[cut.left]
     if left.start > h.start:
@@ -272,7 +503,7 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None
     if body.kind == "heading" and body.level <= h.level:
         return None  # an empty section: nothing to orphan
-    title = h.title or ctx.text[h.start : h.end].strip()
+    title = heading_as_written(ctx.text, h)
     right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
     first = ctx.snippet_right(body.start, body.end)
     msg = f'chunk {cut.left + 1} ends with the heading "{title}": its section "{first}" is in {right}'
@@ -289,8 +520,10 @@ MARKDOWN_ORDER = (
     ("CS004", split_table),
     ("CS001", mid_word),
     ("CS006", split_brackets),
+    ("CS006", split_link_definition),
     ("CS005", split_list_item),
     ("CS002", mid_sentence),
+    ("CS006", split_emphasis),
     ("CS007", orphan_heading),
 )
 

@@ -186,8 +186,9 @@ def _covers(doc: Document, s: Suppression, issue: Issue) -> bool:
     if s.kind == "file":
         return True
     if s.kind in ("next-line", "line"):
-        if doc.line_of(issue.start) == s.line:
-            return True
+        if doc.line_of(issue.start) == s.line or (
+                issue.unit is not None and doc.line_of(issue.unit[0]) == s.line):
+            return True  # the line reported, or the line the broken unit starts on
         if issue.cut is None:
             return False
         line = doc.line_of(issue.cut)

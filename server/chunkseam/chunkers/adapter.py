@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -45,6 +46,7 @@ from ..document import Document
 from ..tokens import Sizer
 
 ENTRY_POINT_GROUP = "chunkseam.chunkers"
+_NON_SPACE = re.compile(r"\S")
 _entry_points_loaded = False
 _CACHE_SIZE = 16
 
@@ -76,12 +78,15 @@ def freeze(options: dict[str, Any]) -> str:
 
 
 def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
-                    overlap_ok: Any = None) -> list[tuple[int, int]] | None:
+                    overlap_ok: Any = None, overlap: int = 0) -> list[tuple[int, int]] | None:
     """The library's own offsets if every one checks out, else None.
 
     ``overlap_ok(prev_start, prev_end, start)`` says whether a chunk starting at
     ``start`` inside the previous chunk is within the library's overlap (None:
-    not checked); a chunk starting at or after the previous end always is."""
+    not checked); a chunk starting at or after the previous end always is. With
+    an ``overlap``, a start inside the previous chunk is only measured when the
+    chunk's text occurs again later, before the text after the previous chunk
+    (the wrong-copy case): otherwise no other placement exists."""
     spans: list[tuple[int, int]] = []
     for p in pieces:
         if not isinstance(p.start, int) or not isinstance(p.end, int):
@@ -92,9 +97,14 @@ def verified_native(text: str, pieces: list[Piece], sizer: Sizer,
             prev_start, prev_end = spans[-1]
             if p.start < prev_start:
                 return None
-            if (overlap_ok is not None and p.start < prev_end
-                    and not overlap_ok(prev_start, prev_end, p.start)):
-                return None
+            if overlap_ok is not None and p.start < prev_end:
+                ambiguous = True
+                if overlap:
+                    after = _NON_SPACE.search(text, prev_end)
+                    limit = (after.start() if after else len(text)) + len(p.text)
+                    ambiguous = text.find(p.text, p.start + 1, limit) >= 0
+                if ambiguous and not overlap_ok(prev_start, prev_end, p.start):
+                    return None
         spans.append((p.start, p.end))
     return spans
 
@@ -122,6 +132,56 @@ def approximate_spans(text: str, texts: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def gaps(text: str, spans: list[tuple[int, int]]) -> bool:
+    """True when text other than whitespace lies outside every span."""
+    if not spans:
+        return bool(text.strip())
+    if text[: spans[0][0]].strip() or text[spans[-1][1]:].strip():
+        return True
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        if start > reach and text[reach:start].strip():
+            return True
+        reach = max(reach, end)
+    return False
+
+
+def place_backward(text: str, texts: list[str], sizer: Sizer,
+                   overlap: int) -> list[tuple[int, int]] | None:
+    """Spans placed from the last chunk back: each chunk at the occurrence before
+    the next chunk's start that leaves only whitespace between them and overlaps
+    the next one by the most that is within ``overlap`` (with a little slack for
+    tokens counted in context). None when some chunk has no such occurrence."""
+    if not texts:
+        return []
+    last = text.rfind(texts[-1])
+    if last < 0:
+        return None
+    out: list[tuple[int, int]] = [(last, last + len(texts[-1]))]
+    slack = overlap if sizer.unit == "chars" else overlap + max(4, overlap // 4)
+    for piece in reversed(texts[:-1]):
+        nxt = out[-1][0]
+        ws = nxt
+        while ws > 0 and text[ws - 1].isspace():
+            ws -= 1
+        best: tuple[int, int, int] | None = None  # (within exact budget, overlap, start)
+        pos = text.find(piece, max(0, ws - len(piece)))
+        while 0 <= pos < nxt:
+            end = pos + len(piece)
+            if end >= ws:
+                size = (end - nxt if sizer.unit == "chars" else sizer.count(text[nxt:end])) \
+                    if end > nxt else 0
+                if size <= slack:
+                    cand = (int(size <= overlap), size, pos)
+                    best = cand if best is None or cand > best else best
+            pos = text.find(piece, pos + 1)
+        if best is None:
+            return None
+        out.append((best[2], best[2] + len(piece)))
+    out.reverse()
+    return out
+
+
 class Adapter:
     """One pipeline library, run for real; subclasses fill in the class attributes
     and :meth:`build` / :meth:`split`."""
@@ -145,6 +205,8 @@ class Adapter:
     own_options: ClassVar[tuple[str, ...]] = ("splitter", "approximate")
     #: the library may rewrite chunk text: ``approximate = true`` is offered
     rewrites_text: ClassVar[bool] = False
+    #: the library leaves no text out (only whitespace between chunks)
+    covers_text: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -226,7 +288,8 @@ class Adapter:
         if sizer.unit == "chars":
             return lambda _s, e, start: e - start <= overlap
         slack = overlap + max(4, overlap // 4)  # a region counted in context can differ
-        return lambda _s, e, start: sizer.count(text[start:e]) <= slack
+        # a token is at least one character: a short region needs no counting
+        return lambda _s, e, start: e - start <= slack or sizer.count(text[start:e]) <= slack
 
     def tracked_overlap(self, splitter: str, sizer: Sizer, overlap: int,
                         options: dict[str, Any]) -> int:
@@ -242,13 +305,13 @@ class Adapter:
         options = dict(options)
         splitter = options.pop("splitter", None) or self.default
         options.pop("approximate", None)
-        cls = self.resolve_class(splitter)
-        self.check_options(cls, splitter, options)
         key = (splitter, sizer.unit, sizer.name, id(sizer), size, overlap, freeze(options))
         with self._lock:
             hit = self._cache.get(key)
-        if hit is not None:
-            return splitter, hit
+        if hit is not None and hit[0] is sizer:  # options checked when it was built
+            return splitter, hit[1]
+        cls = self.resolve_class(splitter)
+        self.check_options(cls, splitter, options)
         try:
             built = self.build(cls, splitter, sizer, size, overlap, options)
         except TypeError as exc:
@@ -256,7 +319,7 @@ class Adapter:
         with self._lock:
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache.setdefault(key, built)
+            self._cache[key] = (sizer, built)  # the sizer kept: its id is not reused
         return splitter, built
 
     def resolve_spans(self, text: str, pieces: list[Piece], *, built: Any, splitter: str,
@@ -264,15 +327,22 @@ class Adapter:
                       approximate: bool) -> tuple[list[tuple[int, int]], str]:
         pieces = [p for p in pieces if p.text]
         check = self.overlap_check(built, splitter, text, sizer, size, overlap, options)
-        native = verified_native(text, pieces, sizer, check)
+        native = verified_native(text, pieces, sizer, check, overlap)
         if native is not None:
             return native, "native"
         from .pipeline import locate
 
         texts = [p.text for p in pieces]
+        tracked_overlap = self.tracked_overlap(splitter, sizer, overlap, options)
         try:
             spans = locate(text, texts, sizer, splitter=splitter, label=self.name,
-                           overlap=self.tracked_overlap(splitter, sizer, overlap, options))
+                           overlap=tracked_overlap)
+            if tracked_overlap and self.covers_text and gaps(text, spans):
+                # on periodic text the forward search can take too much overlap and
+                # leave text out later; place the chunks again from the end
+                again = place_backward(text, texts, sizer, tracked_overlap)
+                if again is not None and not gaps(text, again):
+                    spans = again
             return spans, "tracked"
         except ValueError as exc:
             if approximate and self.rewrites_text:

@@ -123,6 +123,13 @@ class HaystackAdapter(Adapter):
             return overlap
         return 10**9  # an overlap in words or lines: any start within the previous chunk
 
+    def meta(self, splitter: str, built: Any) -> dict[str, Any]:
+        out = super().meta(splitter, built)
+        unit = getattr(built, "split_by", None) or getattr(built, "split_units", None) or "word"
+        if unit != "token":  # size and overlap count Haystack's units, not chunkseam's
+            out["size_unit"] = unit
+        return out
+
     def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any]) -> bool:
         unit = self._unit(splitter, options)
         return unit == "token" and tokens > size

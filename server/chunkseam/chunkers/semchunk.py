@@ -40,13 +40,30 @@ class SemchunkAdapter(Adapter):
 
     def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
               options: dict[str, Any]) -> Any:
-        counter = len if sizer.unit == "chars" else sizer.count
-        return (cls(counter, size, **options), overlap)
+        return (cls(self.counter(sizer), size, **options), overlap)
+
+    @staticmethod
+    def counter(sizer: Sizer) -> Any:
+        """chunkseam's own count as a plain function (semchunk memoizes it itself):
+        ``len`` for characters, the offline tiktoken encoding's
+        ``encode_ordinary`` length (what the sizer counts, without its wrappers,
+        which would cost more than the count on semchunk's many short calls)."""
+        if sizer.unit == "chars":
+            return len
+        encoding = getattr(sizer, "encoding", None)
+        if encoding is not None and type(sizer).__name__ == "TokenSizer":
+            encode = encoding.encode_ordinary
+            return lambda text: len(encode(text))
+        return sizer.count
 
     def split(self, built: Any, text: str) -> list[Piece]:
         chunker, overlap = built
         texts, offsets = chunker(text, offsets=True, overlap=overlap or None)
-        return [Piece(t, s, e) for t, (s, e) in zip(texts, offsets)]
+        # the chunker's own (memoized) counter is chunkseam's count: most chunk texts
+        # were measured while merging, so their sizes cost nothing more
+        count = getattr(chunker, "token_counter", None)
+        return [Piece(t, s, e, count(t) if count is not None else None)
+                for t, (s, e) in zip(texts, offsets)]
 
 
 register(SemchunkAdapter())

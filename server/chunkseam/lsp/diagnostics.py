@@ -78,6 +78,23 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+_UNIT_NOUNS = {"CS001": "word", "CS002": "sentence", "CS003": "code block", "CS004": "table",
+               "CS005": "list item", "CS006": "span", "CS007": "heading", "CS008": "block",
+               "CS201": "definition", "CS202": "string"}
+
+
+def unit_noun(issue: Any) -> str:
+    """What the broken unit of an issue is called in a sentence."""
+    kind = (issue.data or {}).get("kind") if isinstance(getattr(issue, "data", None), dict) else None
+    if issue.code == "CS008" and kind == "front_matter":
+        return "front matter"
+    if issue.code == "CS008":
+        return "HTML block"
+    if issue.code == "CS006" and kind == "link_definition":
+        return "link reference definition"
+    return _UNIT_NOUNS.get(issue.code, "unit")
+
+
 def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagnostic:
     related = None
     if issue.related:
@@ -90,6 +107,13 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagno
             location=types.Location(uri=uri, range=lsp_range(doc, rs, re_, encoding)),
             message=message,
         )]
+    unit = getattr(issue, "unit", None)
+    if unit is not None and tuple(unit) != (issue.start, issue.end):
+        # the whole broken unit (the diagnostic's range is only the part at the cut)
+        related = (related or []) + [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=lsp_range(doc, unit[0], unit[1], encoding)),
+            message=f"the {unit_noun(issue)} that the cut breaks",
+        )]
     data = {
         "code": issue.code,
         "name": issue.name,
@@ -98,6 +122,7 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagno
         "cut": issue.cut,
         "start": issue.start,
         "end": issue.end,
+        "unit": list(unit) if unit is not None else None,
         "fix": issue.fix,
         "version": getattr(doc, "version", None),
     }
