@@ -254,3 +254,16 @@ async def test_language_server_judges_mdx_documents(client: LanguageClient, tmp_
     assert found and "inside the JSX element <B>" in found[0].message, published.diagnostics
     assert found[0].range.start.line == 6
     assert found[0].data["data"]["kind"] == "jsx"
+
+
+def test_a_big_element_is_split_between_children_with_its_tags_kept_on():
+    tab = "<Tab title='{n}'>\n\n```sh\n" + "echo step\n" * 12 + "```\n\n</Tab>"
+    text = "<Tabs>\n" + "\n".join(tab.format(n=n) for n in range(3)) + "\n</Tabs>\n"
+    doc = Document(text, path="big.mdx")
+    chunks = MD.chunk(doc, CHARS, size=200)
+    assert len(chunks) >= 3
+    for c in chunks:
+        # no chunk is only markup: each holds a whole fence
+        assert "```sh" in c.text and c.text.count("```") % 2 == 0, c.text
+    assert chunks[0].text.startswith("<Tabs>\n<Tab title='0'>")
+    assert chunks[-1].text.endswith("</Tab>\n</Tabs>")
