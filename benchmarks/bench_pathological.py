@@ -6,8 +6,8 @@
 3. ``"#\\n" * 200,000`` (400 KB): 200,000 empty headings, with ``markdown``;
    then RSS kept after the document is dropped and the engine caches pruned.
 4. A tiny Markdown document analysed in another thread while a ~400 KB one
-   is being analysed: the tiny one's latency (it must not queue behind the
-   large one's parse).
+   is being analysed (one segment, so one long parse): the tiny one's
+   latency (it must not queue behind the large one's parse).
 
     python benchmarks/bench_pathological.py [--n 100000] [--skip-large]
 """
@@ -58,35 +58,45 @@ def timed(text: str, path: str, **settings) -> tuple[float, int, int]:
 
 
 def large_markdown(size: int) -> str:
+    """~``size`` characters of Markdown with no heading after a blank line:
+    one segment, so one long markdown-it parse."""
     rng = random.Random(7)
-    corpus = ROOT.parent / "shared" / "corpus" / "markdown"
-    files = sorted(corpus.rglob("*.md"))
-    rng.shuffle(files)
+    words = "alpha beta gamma delta (note) [link](http://x.y) `code` e.g. Dr. Smith".split()
     parts, total = [], 0
-    for f in files:
-        t = f.read_text(encoding="utf-8", errors="replace")
-        parts.append(t)
-        total += len(t)
-        if total >= size:
-            break
-    if not parts:  # no corpus: generated prose
-        para = "Some words in a sentence (with a note). Another sentence follows here.\n\n"
-        parts = ["# Title\n\n" + para * (size // len(para))]
-    return "\n\n".join(parts)[:size]
+    while total < size:
+        kind = rng.random()
+        sent = " ".join(rng.choice(words) for _ in range(rng.randint(8, 30))).capitalize() + "."
+        part = f"- {sent}" if kind < 0.3 else (f"> {sent}" if kind < 0.4 else sent)
+        parts.append(part)
+        total += len(part) + 2
+    return "\n\n".join(parts)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--skip-large", action="store_true", help="skip the 400 KB concurrency case")
+    ap.add_argument("--cases", default="brackets,headings,concurrent",
+                    help="comma-separated subset of brackets, headings, concurrent")
     args = ap.parse_args()
+    cases = set(args.cases.split(","))
+    if args.skip_large:
+        cases.discard("concurrent")
     n = args.n
     analyze(Document("# warm\n\nup.\n", path="w.md"), Settings())  # imports, tokenizer
 
-    s, c, i = timed("(" * n + ")" * n, "p.txt", chunker="recursive")
-    print(f"'(' * {n} + ')' * {n}, recursive: {s:.2f} s ({c} chunks, {i} issues)")
-    s, c, i = timed("[" * n + ")" * n, "p.md", chunker="recursive")
-    print(f"'[' * {n} + ')' * {n}, recursive: {s:.2f} s ({c} chunks, {i} issues)")
+    if "brackets" in cases:
+        s, c, i = timed("(" * n + ")" * n, "p.txt", chunker="recursive")
+        print(f"'(' * {n} + ')' * {n}, recursive: {s:.2f} s ({c} chunks, {i} issues)")
+        s, c, i = timed("[" * n + ")" * n, "p.md", chunker="recursive")
+        print(f"'[' * {n} + ')' * {n}, recursive: {s:.2f} s ({c} chunks, {i} issues)")
+    if "headings" in cases:
+        headings()
+    if "concurrent" in cases:
+        concurrent()
+
+
+def headings() -> None:
 
     gc.collect()
     before = rss_mb()
@@ -98,8 +108,8 @@ def main() -> None:
           f"RSS {before:.0f} MB before, {during:.0f} MB after the analysis, "
           f"{after:.0f} MB once dropped (+{after - before:.0f} MB kept)")
 
-    if args.skip_large:
-        return
+
+def concurrent() -> None:
     big = large_markdown(400_000)
     tiny = "# Tiny\n\nA short note. It has two sentences.\n"
     clear()
@@ -115,7 +125,7 @@ def main() -> None:
     th = threading.Thread(target=run_big)
     th.start()
     started.wait()
-    time.sleep(0.05)  # let the large analysis get into its parse
+    time.sleep(0.2)  # let the large analysis get into its parse
     t0 = time.perf_counter()
     analyze(Document(tiny, path="tiny.md"), Settings())
     tiny_s = time.perf_counter() - t0

@@ -6,7 +6,6 @@ would make a backtracking matcher hang are refused or matched in linear time."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

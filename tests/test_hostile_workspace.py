@@ -224,3 +224,26 @@ def test_trusted_server_with_a_fifo_tiktoken_file_reports_it_and_keeps_answering
         assert server.response(rid)["id"] == rid
     finally:
         assert server.close() == 0
+
+
+def test_a_config_file_cannot_extend_a_fifo_or_a_device(repo):
+    fifo = repo / "fifo.toml"
+    os.mkfifo(fifo)
+    for target in (fifo, Path("/dev/zero")):
+        (repo / "chunkseam.toml").write_text(f'extend = "{target}"\nsize = 64\n', encoding="utf-8")
+        r = resolve(str(repo / "a.md"), {}, strict=False, trusted=False, overrides_source="editor")
+        assert any("extend" in str(e) or "not a regular file" in str(e) for e in r.errors), r.errors
+        assert r.settings.size == 64
+
+
+def test_the_user_level_config_file_is_trusted_like_editor_settings(tmp_path, monkeypatch):
+    home = tmp_path / "config"
+    (home / "chunkseam").mkdir(parents=True)
+    (home / "chunkseam" / "chunkseam.toml").write_text('tiktoken-file = "/x/cl100k_base.tiktoken"\n',
+                                                      encoding="utf-8")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    r = resolve(str(project / "a.md"), {}, strict=False, trusted=False, overrides_source="editor")
+    assert r.config_file is not None and r.config_file.parent.parent == home
+    assert r.settings.tiktoken_file == "/x/cl100k_base.tiktoken"

@@ -868,6 +868,34 @@ def test_recursive_edits_that_move_the_top_level_separator(strategy, change):
     ])
 
 
+@pytest.mark.parametrize("config", [
+    Settings(chunker="recursive", unit="chars", size=12, overlap=4),
+    Settings(chunker="recursive", unit="chars", size=7, overlap=0,
+             chunker_options={"keep_separator": "end"}),
+    Settings(chunker="sentence", unit="chars", size=30, overlap=1),
+    Settings(chunker="fixed", size=4, overlap=1),
+])
+def test_every_single_edit_of_a_small_text_equals_a_cold_run(config):
+    """Every insertion and deletion of one or two characters (separators,
+    letters, sentence ends) at every offset of a small text."""
+    text = "Ab cd.\n\nEf gh ij.\nKl mn op qr.\n\n\nSt uv. Wx yz ab cd ef.\n\nGh"
+    base = Document(text, path="/virtual/small.md", version=1)
+    from chunkseam.analysis import make_chunks
+
+    make_chunks(base, config)
+    for a in range(len(text) + 1):
+        for op in ("\n", "\n\n", " ", "x", ". ", "del1", "del2"):
+            if op.startswith("del"):
+                n = int(op[3:])
+                if a + n > len(text):
+                    continue
+                new = base.with_edit(a, a + n, "", version=2)
+            else:
+                new = base.with_edit(a, a, op, version=2)
+            got = chunk_tuples(make_chunks(new, config)[1])
+            assert got == cold_chunks(new, config), (a, op)
+
+
 def test_fixed_token_windows_keep_their_phase_or_move_all():
     """Token windows after an edit are the old ones shifted when the edit keeps
     the number of tokens, and all move otherwise: both equal a cold run."""

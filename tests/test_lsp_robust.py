@@ -303,7 +303,11 @@ def test_random_documents_and_edits_never_break_the_server(session, script):
         answer = as_dict(await request(client, "chunkseam/chunks", uri))
         assert answer["version"] == version
         for c in answer["chunks"]:
-            assert assert_range_inside(text, c["range"]) == (c["startOffset"], c["endOffset"])
+            # an offset between the CR and the LF of one line break has no position of its
+            # own (a CRLF is one line end): its range shows it at the end of that line
+            expected = tuple(o - 1 if 0 < o < len(text) and text[o - 1:o + 1] == "\r\n" else o
+                             for o in (c["startOffset"], c["endOffset"]))
+            assert assert_range_inside(text, c["range"]) == expected
         if answer["chunks"]:
             last = answer["chunks"][-1]
             shown = await client.workspace_execute_command_async(types.ExecuteCommandParams(

@@ -10,6 +10,11 @@ export const STRATEGY_DETAILS: Record<string, string> = {
   sentence: "Whole sentences packed up to the budget",
   markdown: "Markdown structure: headings and blocks, then sentences",
   code: "Source code: definitions, then blocks",
+  llamaindex: "Your installed LlamaIndex node parser (needs chunkseam[llamaindex])",
+  chonkie: "Your installed chonkie chunker (needs chunkseam[chonkie])",
+  semchunk: "Your installed semchunk (needs chunkseam[semchunk])",
+  "text-splitter": "Your installed semantic-text-splitter (needs chunkseam[text-splitter])",
+  haystack: "Your installed Haystack DocumentSplitter (needs chunkseam[haystack])",
 };
 
 /** The strategies offered: those the server has (in a stable order), else the known ones. */

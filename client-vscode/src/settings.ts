@@ -32,6 +32,8 @@ export const ENGINE_KEYS = [
   "embeddingModel",
   "plugins",
   "debounceMs",
+  "chunkSymbols",
+  "chunkFolding",
 ] as const;
 
 /** Settings the server itself reads (not the engine). */

@@ -78,7 +78,7 @@ def analyze(doc: Document, settings: Settings | None = None, *,
     (``seconds`` of wall time, by default :func:`~chunkseam.budget.default_seconds`;
     None: no time limit); over it, :class:`~chunkseam.budget.BudgetExceeded`."""
     if seconds is not None and seconds < 0:
-        seconds = budget.default_seconds()
+        seconds = budget.default_seconds(len(doc.text))
     from .validate import statistics, validate
 
     settings = settings or Settings()

@@ -23,16 +23,19 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
-#: the largest document analysed (characters); the pathological documents
-#: chunkseam is measured on are under 2 MB
-MAX_DOCUMENT_CHARS = 8_000_000
+#: the largest document analysed (characters); the command line is tested on
+#: a 50 MB file, and the language server's frames are at most 64 MiB anyway
+MAX_DOCUMENT_CHARS = 64_000_000
 #: the most chunks one document may be cut into
 MAX_CHUNKS = 200_000
-#: wall time of one analysis (seconds); the environment variable
-#: ``CHUNKSEAM_TIME_BUDGET`` (seconds) replaces it
+#: wall time of one analysis: DEFAULT_SECONDS plus SECONDS_PER_MILLION_CHARS
+#: for each million characters of the document (a 50 MB file is linted in well
+#: under a minute; a backtracking regex takes hours on a few kilobytes); the
+#: environment variable ``CHUNKSEAM_TIME_BUDGET`` (seconds) replaces the total
 DEFAULT_SECONDS = 60.0
+SECONDS_PER_MILLION_CHARS = 20.0
 ENV_SECONDS = "CHUNKSEAM_TIME_BUDGET"
 #: where the limits are described
 SEE = "see 'Limits' in docs/cli.md"
@@ -48,8 +51,9 @@ class BudgetExceeded(Exception):
         self.reason = reason
 
 
-def default_seconds() -> float:
-    """:data:`DEFAULT_SECONDS`, or ``$CHUNKSEAM_TIME_BUDGET`` when that is a positive number."""
+def default_seconds(length: int = 0) -> float:
+    """The time budget of a document of ``length`` characters, or
+    ``$CHUNKSEAM_TIME_BUDGET`` when that is a positive number."""
     value = os.environ.get(ENV_SECONDS)
     if value:
         try:
@@ -58,7 +62,7 @@ def default_seconds() -> float:
             seconds = 0.0
         if 0 < seconds < float("inf"):
             return seconds
-    return DEFAULT_SECONDS
+    return DEFAULT_SECONDS + SECONDS_PER_MILLION_CHARS * length / 1_000_000
 
 
 @contextmanager

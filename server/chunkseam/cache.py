@@ -13,7 +13,6 @@ BLAKE2b digest), so the cache never keeps a document's text alive.
 from __future__ import annotations
 
 import hashlib
-import sys
 import weakref
 from collections import OrderedDict
 from threading import Lock
@@ -33,12 +32,6 @@ def text_key(text: str) -> tuple[int, bytes]:
     of its UTF-8 bytes (lone surrogates kept), never the text itself."""
     data = text.encode("utf-8", "surrogatepass")
     return (len(text), hashlib.blake2b(data, digest_size=16).digest())
-
-
-def text_bytes(text: str) -> int:
-    """What a str of this length costs (CPython compact strings, ASCII case
-    approximated for speed)."""
-    return 49 + len(text)
 
 
 class ByteLRU:
@@ -82,11 +75,14 @@ class ByteLRU:
                 self.bytes -= c
         return value
 
-    def forget(self, key: Hashable) -> None:
+    def forget(self, key: Hashable) -> int:
+        """Drop ``key``'s entry; 1 if there was one, else 0."""
         with self.lock:
             old = self.data.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
+            if old is None:
+                return 0
+            self.bytes -= old[1]
+            return 1
 
     def clear(self) -> None:
         with self.lock:
@@ -114,8 +110,3 @@ def all_caches() -> dict[str, dict[str, int]]:
         else:
             out[c.name] = s
     return out
-
-
-def sizeof_tuple_of_ints(n_items: int) -> int:
-    """A tuple of ``n_items`` small tuples of 3 ints (a rough, generous figure)."""
-    return sys.getsizeof(()) + 8 * n_items + 88 * n_items

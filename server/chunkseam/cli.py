@@ -1023,6 +1023,8 @@ def _utf8_lines(stream, on_error, dump_name: str):
     from .audit import DumpError
 
     for n, raw in enumerate(stream, 1):
+        if n == 1 and raw.startswith("\ufeff"):  # a UTF-8 byte order mark
+            raw = raw[1:]
         if any("\udc80" <= ch <= "\udcff" for ch in raw):
             on_error(DumpError(n, "not UTF-8"))
             yield "\n"  # keep line numbers aligned

@@ -142,18 +142,23 @@ class _Bad(Exception):
         self.problem = problem
 
 
-def _int(minimum: int, what: str) -> Callable[[Any], int]:
+def _int(minimum: int, what: str, maximum: int | None = None) -> Callable[[Any], int]:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
-            if isinstance(v, str) and v.strip().isdigit():  # "400" from an editor text box
-                v = int(v.strip())
+            if isinstance(v, str) and v.strip().isdigit() and len(v.strip()) <= 30:
+                v = int(v.strip())  # "400" from an editor text box
             else:
                 raise _Bad(what)
-        if v < minimum:
+        if v < minimum or (maximum is not None and v > maximum):
             raise _Bad(what)
         return v
 
     return check
+
+
+#: the longest debounce accepted (a minute): larger values are a mistake, and
+#: a huge one would overflow the event loop's timer
+MAX_DEBOUNCE_MS = 60_000
 
 
 def _bool(v: Any) -> bool:
@@ -364,7 +369,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
-    "debounce_ms": _int(0, "a non-negative integer (milliseconds)"),
+    "debounce_ms": _int(0, f"a whole number of milliseconds from 0 to {MAX_DEBOUNCE_MS}",
+                        MAX_DEBOUNCE_MS),
     "enable": _bool,
     "chunk_symbols": _bool,
     "chunk_folding": _bool,
@@ -500,6 +506,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         cached = _file_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
+        import stat as stat_
+
+        if not stat_.S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
+            raise ConfigError(str(path), None, message="not a usable config file: not a regular file")
         if stat.st_size > MAX_CONFIG_BYTES:
             raise ConfigError(str(path), None, message=f"not a usable config file: {stat.st_size:,} bytes "
                               f"(at most {MAX_CONFIG_BYTES:,})")
@@ -700,7 +710,7 @@ def resolve(
             if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
                 sources[kebab(normalize_key(k))] = overrides_source
     errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
-    if not trusted:
+    if not trusted and not user_level:  # the user's own file is as trusted as the editor's settings
         settings, untrusted = _untrusted_file_settings(settings, sources, overrides_source)
         errors.extend(untrusted)
     if trusted:  # third-party chunkers of the entry-point group chunkseam.chunkers

@@ -307,7 +307,7 @@ class Document:
         if encoding == "utf-32" or segment.isascii():
             return Position(line, len(segment))
         if encoding == "utf-16":
-            return Position(line, len(segment) + sum(1 for ch in segment if ord(ch) > 0xFFFF))
+            return Position(line, len(segment.encode("utf-16-le", "surrogatepass")) // 2)
         return Position(line, len(segment.encode("utf-8", "surrogatepass")))
 
     def position_to_offset(

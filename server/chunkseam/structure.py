@@ -409,18 +409,41 @@ def _fence_closed(tok, lines: _Lines, last: int) -> bool:
 
 # a blank line, then a heading line; the \r of a \r\n is not a line break of its own
 _ANCHOR = re.compile(r"(?:^|\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\r(?!\n)|\n)(?=#{1,6}(?:[ \t]|\r|\n|$))")
-_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
-_FRONT_MATTER_CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)")
 #: what follows the ``#`` run of an ATX heading line (or the end of the text)
 _HEADING_MARKS = re.compile(r"#{1,6}(?:[ \t\r\n]|\Z)")
 
 
 def _skip_to(text: str) -> int:
-    """End of the front matter (0 when there is none): no anchor before it."""
-    if _FRONT_MATTER_OPEN.match(text):
-        m = _FRONT_MATTER_CLOSE.search(text, 3)
-        return m.end() if m else len(text)
-    return 0
+    """End of the front matter (0 when there is none): no anchor before it.
+
+    The rule is the front-matter plugin's, line for line: a first line that
+    starts with a run of at least three ``-`` (``----`` and ``---yaml`` too)
+    opens it; a later line of at least as many ``-`` (indented less than four
+    columns, then only spaces) or a ``...`` line at column 0 closes it. An
+    opener never closed is no front matter for the parser, but no anchor is
+    trusted after it either (the whole text is one segment: always right)."""
+    if not text.startswith("---"):
+        return 0
+    first = _EOL.search(text)
+    if first is None:
+        return len(text)
+    head = text[: first.start()]
+    marks = len(head) - len(head.lstrip("-"))
+    pos = first.end()
+    n = len(text)
+    while pos < n:
+        eol = _EOL.search(text, pos)
+        line_end, nxt = (eol.start(), eol.end()) if eol else (n, n)
+        line = text[pos:line_end]
+        if line.startswith("...") and not line[3:].strip(" \t"):
+            return nxt
+        body = line.lstrip(" \t")
+        if body.startswith("-") and len(line[: len(line) - len(body)].expandtabs(4)) < 4:
+            run = len(body) - len(body.lstrip("-"))
+            if run >= marks and not body[run:].strip(" \t"):
+                return nxt
+        pos = nxt
+    return len(text)
 
 
 def _anchor_offsets(text: str) -> list[int]:
@@ -600,9 +623,10 @@ class _SegmentCache:
         value = _Seg(_parse_segment(text, True) if mdx else _parse_segment(text), text)
         return self.lru.put(key, value, 200 + _BYTES_PER_BLOCK * value.n + len(text) // 8)
 
-    def forget(self, text: str) -> None:
-        self.lru.forget(text_key(text))
-        self.lru.forget((text_key(text), True))
+    def forget(self, text: str) -> int:
+        """Drop the parses of ``text`` (as Markdown and as MDX); how many there were."""
+        key = text_key(text)
+        return self.lru.forget(key) + self.lru.forget((key, True))
 
     def clear(self) -> None:
         self.lru.clear()
@@ -1135,3 +1159,18 @@ def _plain_blocks(text: str) -> list[Block]:
 def structure(doc: Document) -> Structure:
     """The structure of ``doc``, computed once per document version."""
     return doc.memo("structure", lambda: Structure(doc))
+
+
+def forget(doc: Document) -> int:
+    """Drop the cached segment parses of ``doc``'s text (a closed document's:
+    nothing else is likely to need them). Returns how many were dropped."""
+    st = doc.memoised("structure")
+    if not isinstance(st, Structure) or doc.kind != "markdown":
+        return 0
+    starts = list(st._seg_starts)
+    text = st.text
+    dropped = 0
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        dropped += _SEGMENTS.forget(text[start:end])
+    return dropped

@@ -26,6 +26,17 @@ as its last result), so neither the server nor the caller passes anything.
   text only, and is reused while its text is unchanged). A change of the
   top-level separator (the edit adds or removes the only occurrence of a
   separator) is a run from scratch.
+* ``langchain`` with a ``RecursiveCharacterTextSplitter``: the installed
+  splitter itself re-splits a window around the edit, chosen with the
+  ``recursive`` run (see below); any difference is a full split.
+* ``sentence``: the units are sentences, found paragraph by paragraph; the
+  state before a chunk is its first sentence and the sentence after the chunk
+  before it.
+* ``fixed``: token windows depend only on the whole text's tokens, which are
+  spliced around the edit; when the edit changes the number of tokens every
+  later window moves (the cuts after the edit are new, and judged anew),
+  otherwise they are the old ones shifted. Character windows are cut afresh
+  (a few thousand list items).
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
+from .. import budget
 from ..document import Document
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -89,10 +101,6 @@ class RecursiveRun:
             return 0
         return k if self.kids[k - 1] is not None else self.post[k - 1]
 
-    def restart(self, k: int) -> bool:
-        """Does the run start afresh at piece ``k`` (nothing carried over)?"""
-        return k >= len(self.pieces) or self.post[k] == k
-
 
 def top_separator(text: str, separators: Sequence[str], regex: bool) -> int:
     """Index of the separator the top level splits at (LangChain's choice)."""
@@ -119,6 +127,48 @@ def _common_prefix(new: list, old: list, limit: int) -> int:
         else:
             hi = mid
     return lo
+
+
+def _rescan_literal(text: str, old: list[tuple[int, int]], separator: str,
+                    edit: tuple[int, int, int]) -> tuple[list, int, int, int] | None:
+    """The top-level pieces of ``text`` split at the literal ``separator``
+    (kept at the start of each piece) from the old pieces and a scan around
+    the edit: ``(pieces, i0, tail_new, tail_old)`` where ``pieces[:i0]`` are
+    ``old[:i0]`` and ``pieces[tail_new:]`` are ``old[tail_old:]`` shifted.
+
+    Every piece but the first starts with a match. The scan starts at the last
+    old piece that ends before the edit (its match ends before it too, and
+    matches of a literal read only their own characters, so the scan up to
+    there is the old one) and stops at a match past the edit where an old
+    piece started: from there on both scans continue alike."""
+    from .recursive import _pattern
+
+    a, b, ins = edit
+    delta = ins - (b - a)
+    p = bisect_right([q[1] for q in old], a) - 1
+    if p < 0:
+        p = 0
+    start = old[p][0] if p > 0 else 0
+    old_starts = [q[0] for q in old]
+    bounds = [start]
+    stop, resume = len(text), len(old)
+    for m in _pattern(separator, False).finditer(text, start):
+        q = m.start()
+        if q >= a + ins:
+            r = bisect_left(old_starts, q - delta)
+            if 0 < r < len(old) and old_starts[r] == q - delta:
+                stop, resume = q, r
+                break
+        if q > bounds[-1]:
+            bounds.append(q)
+    if stop > bounds[-1]:
+        bounds.append(stop)
+    window = list(zip(bounds, bounds[1:]))
+    pieces = old[:p]
+    pieces.extend(window)
+    tail_new = len(pieces)
+    pieces.extend((s + delta, e + delta) for s, e in old[resume:])
+    return pieces, p, tail_new, resume
 
 
 def _common_suffix(new: list, old: list, limit: int) -> int:
@@ -164,11 +214,23 @@ def recursive_run(
     joiner = "" if run_opts.keep else separator
     sep_len = measure(joiner) if joiner else 0
     new = RecursiveRun(sep_index, sep_len)
-    pieces = split_spans(text, separator, keep_separator=run_opts.keep, is_regex=run_opts.regex)
+    reuse = old is not None and edit is not None and old.sep_index == sep_index and old.pieces
+    local = None
+    if reuse and separator and not run_opts.regex and run_opts.keep in (True, "start"):
+        local = _rescan_literal(text, old.pieces, separator, edit)
+    if local is not None:
+        pieces, i0, tail_new, tail_old = local
+        delta = edit[2] - (edit[1] - edit[0])
+        n = len(pieces)
+    else:
+        pieces = split_spans(text, separator, keep_separator=run_opts.keep,
+                             is_regex=run_opts.regex)
+        n = len(pieces)
     new.pieces = pieces
-    n = len(pieces)
 
-    if old is not None and edit is not None and old.sep_index == sep_index and old.pieces:
+    if local is not None:
+        pass
+    elif reuse:
         a, b, ins = edit
         delta = ins - (b - a)
         old_pieces = old.pieces
@@ -210,6 +272,8 @@ def recursive_run(
     resumed_at = -1
     k = i0
     while k < n:
+        if not k & 4095:
+            budget.check("recursive splitting")
         if old is not None and k >= tail_new and first >= tail_new:
             m = k - shift
             if old.pre(m) == first - shift:

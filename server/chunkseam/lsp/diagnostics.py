@@ -272,7 +272,7 @@ def config_file_diagnostics(errors: list[Any]) -> dict[str, list[types.Diagnosti
         prefix = f"{file}: "
         out.setdefault(path.as_uri(), []).append(types.Diagnostic(
             range=_config_range(err, texts[file]),
-            message=message[len(prefix):] if message.startswith(prefix) else message,
+            message=message.removeprefix(prefix),
             severity=types.DiagnosticSeverity.Warning if warning else types.DiagnosticSeverity.Error,
             code="config",
             source=SOURCE,

@@ -70,6 +70,11 @@ class ChunkseamProtocol(LanguageServerProtocol):
             return
         super()._handle_cancel_notification(msg_id)
 
+    def structure_message(self, data: dict[str, Any]):
+        if isinstance(data, dict) and data.get("method") == types.TEXT_DOCUMENT_DID_CHANGE:
+            _clamp_change_positions(data)
+        return super().structure_message(data)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
@@ -84,6 +89,35 @@ class ChunkseamProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
+
+
+_UINT_MAX = 2**31 - 1  # LSP's uinteger
+
+
+def _clamp_change_positions(data: dict[str, Any]) -> None:
+    """Clamp the positions of a raw ``didChange`` into LSP's uinteger range
+    before it is read: a negative line or character would make the whole
+    notification unreadable and dropped, and the server's copy of the text
+    would silently diverge from the editor's. Clamped, it is applied like any
+    other out-of-range position (see ``Document.position_to_offset``)."""
+    params = data.get("params")
+    changes = params.get("contentChanges") if isinstance(params, dict) else None
+    if not isinstance(changes, list):
+        return
+    for change in changes:
+        rng = change.get("range") if isinstance(change, dict) else None
+        if not isinstance(rng, dict):
+            continue
+        for end in ("start", "end"):
+            pos = rng.get(end)
+            if not isinstance(pos, dict):
+                continue
+            for k in ("line", "character"):
+                v = pos.get(k)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    if v < 0 or v > _UINT_MAX:
+                        logger.warning("chunkseam: didChange %s.%s = %d clamped", end, k, v)
+                        pos[k] = min(max(v, 0), _UINT_MAX)
 
 
 class ChunkseamServer(LanguageServer):
@@ -230,11 +264,19 @@ class ChunkseamServer(LanguageServer):
                       if i + 1 < len(values) and isinstance(values[i + 1], dict)}
         return self.store.editor.set_workspace(section, per_folder)
 
-    async def result(self, uri: str) -> Result:
+    async def result(self, uri: str, *, first: bool = False) -> Result:
+        """The current analysis of ``uri``. Requests waiting for one analysis
+        are answered together when it lands; unless ``first``, a request lets
+        the others of that moment go ahead, so the diagnostics (``first``) are
+        answered before the lenses, symbols and chunk lists of a large
+        document are built and sent."""
         try:
-            return await self.store.result(uri)
+            r = await self.store.result(uri)
         except NotOpen:
             raise JsonRpcInvalidParams(f"chunkseam: document is not open: {uri}") from None
+        if not first:
+            await asyncio.sleep(0)
+        return r
 
 
 server = ChunkseamServer()
@@ -387,7 +429,7 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                 types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
-    result = await ls.result(params.text_document.uri)
+    result = await ls.result(params.text_document.uri, first=True)
     return diagnostics.report(result, params.previous_result_id,
                               ls.store.editor.max_diagnostics()[0])
 

@@ -3,9 +3,12 @@
 - The server keeps its own copy of every open document's text and applies
   incremental changes through :class:`chunkseam.document.Document` in the
   negotiated position encoding (pygls' workspace is not used for text).
-- One analysis per (uri, version, settings generation) is computed in a worker
+- One analysis per (uri, version, text state, settings generation) is computed in a worker
   thread, shared by everyone who asks for it (diagnostics, lenses, hovers …)
-  and kept until the next version replaces it.
+  and kept until the next version replaces it. The text state (a serial
+  number bumped by every didOpen and didChange) keeps a client that sends
+  new text under a version number it already used from getting the old
+  text's results.
 - A newer version cancels older work: pending debounced publications are
   cancelled, queued analyses of stale versions are skipped when their turn
   comes, and results of stale versions are never stored or published.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -53,7 +57,7 @@ def uri_to_path(uri: str) -> str | None:
 class OpenDocument:
     """The client's view of one document: text and version."""
 
-    __slots__ = ("uri", "path", "language_id", "version", "doc")
+    __slots__ = ("uri", "path", "language_id", "version", "doc", "serial")
 
     def __init__(self, uri: str, text: str, version: int, language_id: str | None) -> None:
         self.uri = uri
@@ -61,6 +65,9 @@ class OpenDocument:
         self.language_id = language_id
         self.version = version
         self.doc = self._make(text, version)
+        #: which text this is: new with every open and change, even when the
+        #: client reuses a version number
+        self.serial = next(_SERIALS)
 
     def _make(self, text: str, version: int) -> Document:
         return Document(text, uri=self.uri, path=self.path, version=version,
@@ -85,6 +92,10 @@ class OpenDocument:
             doc = doc.with_edit(start, end, change.text, version=version)
         self.version = version
         self.doc = doc if doc is not self.doc else self._make(doc.text, version)
+        self.serial = next(_SERIALS)
+
+
+_SERIALS = itertools.count(1)
 
 
 def _carry_line_index(old: Document, new: Document, start: int, end: int, inserted: int) -> None:
@@ -118,6 +129,8 @@ class Result:
     seconds: float = 0.0
     #: which chunker is simulated and where that came from (for a status bar)
     simulated: str | None = None
+    #: the text state analysed (see :attr:`OpenDocument.serial`)
+    serial: int = 0
 
     @property
     def chunks(self) -> list[Any]:
@@ -129,7 +142,7 @@ class Result:
 
     @property
     def result_id(self) -> str:
-        return f"{self.version}.{self.generation}"
+        return f"{self.version}.{self.generation}.{self.serial}"
 
 
 class DocumentStore:
@@ -145,7 +158,7 @@ class DocumentStore:
         #: bumped on configuration changes (editor settings or config files)
         self.generation = 0
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunkseam")
-        self._inflight: dict[tuple[str, int, int], asyncio.Future[Result]] = {}
+        self._inflight: dict[tuple[str, int, int, int], asyncio.Future[Result]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         #: the latest queued or running analysis of each document
         self._running: dict[str, asyncio.Future[Result]] = {}
@@ -171,8 +184,17 @@ class DocumentStore:
 
     def close(self, uri: str) -> None:
         self.cancel(uri)
-        self.docs.pop(uri, None)
+        od = self.docs.pop(uri, None)
         self.results.pop(uri, None)
+        if od is not None and not any(o.doc.text == od.doc.text for o in self.docs.values()):
+            # what only this document's text needed goes with it (the caches
+            # are bounded anyway; this returns the memory now)
+            try:
+                from ..structure import forget
+
+                forget(od.doc)
+            except Exception:  # pragma: no cover - never fail a close
+                logger.debug("chunkseam: could not drop the caches of %s", uri, exc_info=True)
 
     def get(self, uri: str) -> OpenDocument:
         od = self.docs.get(uri)
@@ -190,7 +212,8 @@ class DocumentStore:
         r = self.results.get(uri)
         if od is None or r is None:
             return None
-        if r.version == od.version and r.generation == self.generation:
+        if (r.version == od.version and r.serial == od.serial
+                and r.generation == self.generation):
             return r
         return None
 
@@ -208,7 +231,7 @@ class DocumentStore:
             r = self.current(uri)
             if r is not None:
                 return r
-            key = (uri, od.version, self.generation)
+            key = (uri, od.version, self.generation, od.serial)
             fut = self._inflight.get(key)
             if fut is None:
                 fut = self._submit(od, key)
@@ -217,7 +240,7 @@ class DocumentStore:
             except Stale:
                 continue  # a newer version arrived while queued: analyse that one
 
-    def _submit(self, od: OpenDocument, key: tuple[str, int, int]) -> asyncio.Future[Result]:
+    def _submit(self, od: OpenDocument, key: tuple[str, int, int, int]) -> asyncio.Future[Result]:
         """Queue the analysis of ``od``'s current version.
 
         Analyses of one document run one after the other: a new version waits
@@ -225,7 +248,7 @@ class DocumentStore:
         and is skipped if it has itself become stale by the time its turn comes.
         """
         snapshot = (od.uri, od.version, self.generation, od.doc, od.language_id,
-                    dataclasses.replace(self.editor), self.encoding)
+                    dataclasses.replace(self.editor), self.encoding, od.serial)
         previous = self._running.get(od.uri)
         fut = asyncio.ensure_future(self._run_after(previous, snapshot))
         self._inflight[key] = fut
@@ -238,7 +261,7 @@ class DocumentStore:
             if f.cancelled() or f.exception() is not None:
                 return
             r = f.result()
-            if self._is_current(r.uri, r.version, r.generation):
+            if self._is_current(r.uri, r.version, r.generation, r.serial):
                 self.results[r.uri] = r
                 if r.config_errors and self.on_config_errors is not None:
                     self.on_config_errors(r)
@@ -250,22 +273,24 @@ class DocumentStore:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
         uri, version, generation = snapshot[:3]
-        if not self._is_current(uri, version, generation):
+        if not self._is_current(uri, version, generation, snapshot[7]):
             raise Stale(uri)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, self._compute, snapshot)
 
-    def _is_current(self, uri: str, version: int, generation: int) -> bool:
+    def _is_current(self, uri: str, version: int, generation: int, serial: int | None = None) -> bool:
         cur = self.docs.get(uri)
-        return cur is not None and cur.version == version and generation == self.generation
+        return (cur is not None and cur.version == version and generation == self.generation
+                and (serial is None or cur.serial == serial))
 
     def _compute(self, snapshot: tuple) -> Result:
         """Runs in a worker thread."""
-        uri, version, generation, doc, _language_id, editor, encoding = snapshot
-        if not self._is_current(uri, version, generation):
+        uri, version, generation, doc, _language_id, editor, encoding = snapshot[:7]
+        serial = snapshot[7] if len(snapshot) > 7 else None
+        if not self._is_current(uri, version, generation, serial):
             raise Stale(uri)
         t0 = time.perf_counter()
-        result = Result(uri, version, generation, doc)
+        result = Result(uri, version, generation, doc, serial=serial or 0)
         resolved_file = None
         try:
             resolved = resolve_for(doc.path or self.root_path, editor)
@@ -316,7 +341,7 @@ class DocumentStore:
         ):
             # same text and settings (a save, an undo back, a no-op settings change)
             reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
-                                         config_errors=result.config_errors)
+                                         config_errors=result.config_errors, serial=result.serial)
             reused.seconds = time.perf_counter() - t0
             return reused
         from ..budget import BudgetExceeded
@@ -368,7 +393,7 @@ class DocumentStore:
             if delay > 0:
                 await asyncio.sleep(delay)
             r = await self.result(uri)
-            if not self._is_current(uri, r.version, r.generation):
+            if not self._is_current(uri, r.version, r.generation, r.serial):
                 return  # a newer edit has its own pending publication
             if self.on_publish is not None:
                 self.on_publish(r)
@@ -384,9 +409,9 @@ class DocumentStore:
     def debounce_seconds(self, uri: str) -> float:
         r = self.results.get(uri)
         ms = getattr(r.settings, "debounce_ms", None) if r is not None and r.settings is not None else None
-        if ms is None:
+        if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= _max_debounce():
             ms = _editor_debounce(self.editor)
-        return max(0, ms) / 1000.0
+        return ms / 1000.0
 
     def shutdown(self) -> None:
         for uri in list(self._tasks):
@@ -394,11 +419,21 @@ class DocumentStore:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
+def _max_debounce() -> int:
+    from ..config import MAX_DEBOUNCE_MS
+
+    return MAX_DEBOUNCE_MS
+
+
 def _editor_debounce(editor: EditorSettings) -> int:
     from .settings import _norm
 
+    from ..config import MAX_DEBOUNCE_MS
+
     for k, v in editor.overrides().items():
-        if _norm(k) == "debounce_ms" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+        # the same range the settings validation accepts (it reports the rest)
+        if (_norm(k) == "debounce_ms" and isinstance(v, int) and not isinstance(v, bool)
+                and 0 <= v <= MAX_DEBOUNCE_MS):
             return v
     return 300
 
