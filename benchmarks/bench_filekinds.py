@@ -21,8 +21,8 @@ import argparse
 import gc
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -62,13 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes per measurement (best kept)")
     args = parser.parse_args(argv)
 
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.front_matter import front_matter_plugin
-
     from chunkseam import tokens
     from chunkseam.chunkers import get
     from chunkseam.document import Document
     from chunkseam.mdx import mdx_plugin
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
 
     encoding = tokens.get_encoding("cl100k_base")
     parsers = {
@@ -87,12 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
         md = parsers[kind]
 
-        def floor() -> None:
+        def floor(texts: list[str] = texts, md=md) -> None:
             for t in texts:
                 md.parse(t)
                 encoding.encode_ordinary(t)
 
-        def chunk() -> None:
+        def chunk(texts: list[str] = texts, name: str = name) -> None:
             sizer = tokens.get_sizer("tokens", "cl100k_base")
             for t in texts:
                 strategy.chunk(Document(t, path=name), sizer, size=SIZE, overlap=0)
