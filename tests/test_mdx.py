@@ -267,3 +267,12 @@ def test_a_big_element_is_split_between_children_with_its_tags_kept_on():
         assert "```sh" in c.text and c.text.count("```") % 2 == 0, c.text
     assert chunks[0].text.startswith("<Tabs>\n<Tab title='0'>")
     assert chunks[-1].text.endswith("</Tab>\n</Tabs>")
+
+
+def test_void_html_elements_do_not_swallow_the_file():
+    text = "<img src='a.png'>\n\nText.\n\n<br>\n\n# More\n"
+    got = [(b.kind, text[b.start : b.end]) for b in parse_blocks(text, True)]
+    assert got[0] == ("jsx", "<img src='a.png'>") and ("heading", "# More") in got
+    # a deep pile of unclosed elements stays bounded (markdown-it's nesting limit)
+    deep = "<A>\n" * 2000
+    assert max(b.depth for b in parse_blocks(deep, True)) < 50

@@ -32,6 +32,8 @@ _ESM = re.compile(r"(?:import|export)(?=[\s{*]|$)")
 #: the start of a JSX tag at a line start: ``<Name``, ``<name.sub``, ``<>``
 _TAG_START = re.compile(r"<([A-Za-z_$][\w$.-]*)?(?=[\s/>]|$)")
 _NAME = re.compile(r"[A-Za-z_$][\w$.-]*")
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                   "source", "track", "wbr"})
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 
@@ -139,6 +141,10 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
     if tag is None:
         return False
     tag_end, name, _closing, self_closing = tag
+    # HTML's void elements written without the slash (``<br>``, ``<img …>``)
+    # are an MDX syntax error; read them as self-closing rather than as an
+    # element that swallows the rest of the file
+    self_closing = self_closing or name.lower() in _VOID
     # the line where the opening tag ends
     open_last = start_line
     while open_last + 1 < end_line and state.bMarks[open_last + 1] <= tag_end - 1:
