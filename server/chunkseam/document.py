@@ -31,10 +31,11 @@ _SUFFIX_KIND = {
     ".mdx": "markdown",
     ".mdown": "markdown",
     ".mkd": "markdown",
+    ".rst": "markdown",  # reStructuredText: its own structure (chunkseam.rst), the markdown rules
+    ".rest": "markdown",
     ".py": "python",
     ".pyi": "python",
     ".txt": "text",
-    ".rst": "text",
     ".text": "text",
 }
 _LANGUAGE_KIND = {
@@ -43,7 +44,7 @@ _LANGUAGE_KIND = {
     "python": "python",
     "plaintext": "text",
     "text": "text",
-    "restructuredtext": "text",
+    "restructuredtext": "markdown",
 }
 #: LSP language ids of programming languages (kind "code")
 _CODE_LANGUAGES = {

@@ -44,13 +44,13 @@ from .document import Document
 from .sentences import segment
 
 LEAF_KINDS = frozenset(
-    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr", "esm"}
+    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr", "esm", "directive"}
 )
 CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote", "jsx"})
 #: MDX blocks (see :mod:`chunkseam.mdx`): ``esm`` is a leaf, ``jsx`` a container
 MDX_KINDS = frozenset({"esm", "jsx"})
 #: blocks a chunker keeps whole and a cut must not fall inside
-ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm"})
+ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm", "directive"})
 
 
 @dataclass(slots=True)
@@ -810,7 +810,14 @@ class Structure:
         self._doc = weakref.ref(doc)
         self.text = doc.text
         self._segmentation: _Segmentation | None = None
-        if doc.kind == "markdown":
+        from .rst import is_rst
+
+        if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
+            # reStructuredText (see :mod:`chunkseam.rst`): one segment, parsed whole
+            from .rst import records
+
+            self._seg_starts, self._segs = [0], [_Seg(records(doc.text), doc.text)]
+        elif doc.kind == "markdown":
             from .mdx import is_mdx
 
             mdx = is_mdx(doc.path, doc.uri, doc.language_id)

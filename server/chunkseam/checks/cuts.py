@@ -283,6 +283,10 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _finish(ctx, "CS008", cut, words, b.start, b.end,
                            hint="keep the HTML element in one chunk", block=[b.start, b.end],
                            kind="html_block", element=[s, e])
+        if b.kind == "directive":
+            what = "comment" if b.info == "comment" else f"directive .. {b.info}::"
+            return _finish(ctx, "CS008", cut, f"inside the reStructuredText {what}", b.start, b.end,
+                           hint="keep the directive in one chunk", block=[b.start, b.end], kind="directive")
         if b.kind == "esm":
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",

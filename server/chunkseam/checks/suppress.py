@@ -124,7 +124,9 @@ def parse(doc: Document) -> list[Suppression]:
     out: list[Suppression] = []
     open_regions: list[Suppression] = []
     found = list(_MD_COMMENT.finditer(text))
-    if doc.kind == "text":
+    from ..rst import is_rst
+
+    if doc.kind == "text" or is_rst(doc.path, doc.uri, doc.language_id):
         found = sorted(found + list(_RST_COMMENT.finditer(text)), key=lambda m: m.start())
     for m in found:
         if _in_code(doc, m.start()):

@@ -83,7 +83,7 @@ description = (
 
 #: block kinds kept whole (a chunk of their own when over budget)
 ATOMIC = frozenset(
-    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm"}
+    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm", "directive"}
 )
 #: a section (in tokens mode) longer than this many characters per unit of
 #: ``size`` is first counted by its blocks rather than as a whole (prose runs

@@ -1,0 +1,351 @@
+"""reStructuredText block structure, for the ``markdown`` strategy's rules.
+
+docutils parses the document (safely: no file insertion, no raw output, no
+reporting, never halting; Sphinx is never run, and a directive docutils does
+not know — ``versionadded``, ``autofunction`` — is never executed, it becomes
+an error node that is read here as a generic directive). The records made
+here have the shape of :mod:`chunkseam.structure`'s Markdown records, so the
+chunker and the cut checks ask one structure:
+
+* section titles → ``heading`` (level = section depth, title = its text);
+* paragraphs → ``paragraph``; a transition → ``hr``;
+* literal blocks (``::``) and ``code-block``/``code``/``sourcecode``
+  directives → ``fence`` (``info`` = the language);
+* grid and simple tables → ``table`` (rows and header end);
+* every other explicit-markup block (admonitions, unknown directives,
+  comments, targets) → ``directive``, an atomic leaf (``info`` = its name);
+* bullet, enumerated, field and definition lists → ``bullet_list`` /
+  ``ordered_list`` with ``list_item`` containers; block quotes → ``blockquote``.
+
+docutils gives line numbers, and not always the first line of a node (a
+title's is its underline, a directive's literal block's the line after
+it). So the spans are laid out here from the text: explicit markup, literal
+blocks and tables are found by their line syntax and run as far as their
+indentation (or their table borders); paragraphs and list items start at
+the line docutils gives (paragraph lines are their first) and run to the
+next blank line or the end of their indented body. Offsets are exact
+character offsets into the text; ``end`` excludes the trailing line break.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
+_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)[ \t]*::")
+_GRID = re.compile(r"[ \t]*\+[-=+]*[-=]\+?[ \t]*$")
+_SIMPLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*$")
+_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "ipython", "jupyter-execute"})
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
+
+
+def is_rst(path: str | None = None, uri: str | None = None, language_id: str | None = None) -> bool:
+    """Whether a document is reStructuredText: language id ``restructuredtext`` or a ``.rst`` name."""
+    if language_id and language_id.lower() == "restructuredtext":
+        return True
+    for name in (path, uri):
+        if name and name.lower().endswith((".rst", ".rest")):
+            return True
+    return False
+
+
+class _Text:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # end of each line's content (before the break)
+        for m in _LINE.finditer(text):
+            if m.start() == len(text) and m.start() > 0:
+                break
+            s = m.start()
+            body = m.group(0).rstrip("\r\n")
+            self.starts.append(s)
+            self.ends.append(s + len(body))
+        self.n = len(self.starts)
+
+    def line(self, i: int) -> str:
+        return self.text[self.starts[i] : self.ends[i]]
+
+    def blank(self, i: int) -> bool:
+        return not self.line(i).strip()
+
+    def indent(self, i: int) -> int:
+        s = self.line(i)
+        return len(s) - len(s.lstrip())
+
+    def body_end(self, i: int, ind: int) -> int:
+        """The last non-blank line of the block starting at line ``i`` whose
+        body is the following lines indented deeper than ``ind`` (or blank)."""
+        last = i
+        j = i + 1
+        while j < self.n:
+            if self.blank(j):
+                j += 1
+                continue
+            if self.indent(j) <= ind:
+                break
+            last = j
+            j += 1
+        return last
+
+    def para_end(self, i: int, stops: frozenset = frozenset()) -> int:
+        """The last line of the paragraph at line ``i``: before a blank line, a
+        line in ``stops`` (another paragraph) or a line indented less."""
+        j = i
+        ind = self.indent(i)
+        while j + 1 < self.n and not self.blank(j + 1) and j + 1 not in stops and self.indent(j + 1) >= ind:
+            j += 1
+        return j
+
+
+def _docutils_tree(text: str):
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    parser = Parser()
+    settings = get_default_settings(Parser)
+    settings.file_insertion_enabled = False
+    settings.raw_enabled = False
+    settings.report_level = 5
+    settings.halt_level = 5
+    settings.warning_stream = False
+    settings.traceback = True
+    settings.syntax_highlight = "none"
+    settings.character_level_inline_markup = False
+    doc = new_document("<chunkseam>", settings)
+    parser.parse(text, doc)
+    return doc
+
+
+def _scan_raw(t: _Text) -> list[list]:
+    """Explicit markup, literal blocks and tables, found by their line syntax:
+    [kind, first line, last line, info, header line or -1]."""
+    out: list[list] = []
+    i = 0
+    prev_para_colons = False
+    while i < t.n:
+        if t.blank(i):
+            i += 1
+            continue
+        line = t.line(i)
+        ind = t.indent(i)
+        if prev_para_colons and out is not None and _after_colons(t, i):
+            end = t.body_end(i - 1 if i else i, _colon_indent(t, i))
+            # the literal block: from this line to the end of the deeper-indented lines
+            end = max(end, i)
+            out.append(["fence", i, end, "", -1])
+            prev_para_colons = False
+            i = end + 1
+            continue
+        if _EXPLICIT.match(line):
+            m = _DIRECTIVE.match(line)
+            end = t.body_end(i, ind)
+            if m:
+                name = m.group(1).lower()
+                if name in _CODE_DIRECTIVES:
+                    lang = line[m.end():].strip()
+                    out.append(["fence", i, end, lang, -1])
+                else:
+                    out.append(["directive", i, end, name, -1])
+            else:
+                out.append(["directive", i, end, "comment", -1])
+            prev_para_colons = False
+            i = end + 1
+            continue
+        if _GRID.match(line) and line.strip().startswith("+-"):
+            end = t.para_end(i)
+            header = next((j for j in range(i + 1, end + 1) if t.line(j).strip().startswith("+=")), -1)
+            out.append(["table", i, end, "", header])
+            prev_para_colons = False
+            i = end + 1
+            continue
+        if _SIMPLE_BORDER.match(line) and " " in line.strip():  # (one column: a section title's overline)
+            end, header = _simple_table(t, i)
+            if end > i:
+                out.append(["table", i, end, "", header])
+                prev_para_colons = False
+                i = end + 1
+                continue
+        # a paragraph-ish run: remember whether it ends with "::"
+        j = t.para_end(i)
+        prev_para_colons = t.line(j).rstrip().endswith("::")
+        i = j + 1
+    return out
+
+
+def _is_simple_table(t: _Text, i: int) -> bool:
+    end, _ = _simple_table(t, i)
+    return end > i + 1
+
+
+def _simple_table(t: _Text, i: int) -> tuple[int, int]:
+    """(last line, header border line or -1) of a simple table whose top border is line ``i``."""
+    borders = []
+    j = i + 1
+    while j < t.n:
+        if _SIMPLE_BORDER.match(t.line(j)) and t.indent(j) == t.indent(i):
+            borders.append(j)
+            if j + 1 >= t.n or t.blank(j + 1):
+                return j, (borders[0] if len(borders) > 1 else -1)
+        j += 1
+    return i, -1
+
+
+def _after_colons(t: _Text, i: int) -> bool:
+    return t.indent(i) > _colon_indent(t, i)
+
+
+def _colon_indent(t: _Text, i: int) -> int:
+    j = i - 1
+    while j >= 0 and t.blank(j):
+        j -= 1
+    k = j
+    while k > 0 and not t.blank(k - 1):
+        k -= 1
+    return t.indent(k) if j >= 0 else 0
+
+
+def records(text: str) -> tuple:
+    """The block records of a reStructuredText document (the record layout of
+    :mod:`chunkseam.structure`)."""
+    from docutils import nodes
+
+    t = _Text(text)
+    if t.n == 0 or not text.strip():
+        return ()
+    raw = _scan_raw(t)
+    taken = [False] * t.n
+    for r in raw:
+        for k in range(r[1], r[2] + 1):
+            taken[k] = True
+    items: list[list] = []  # [kind, first, last, level, title, info, rows, header]
+    for r in raw:
+        items.append([r[0], r[1], r[2], 0, None, r[3], r[4]])
+    try:
+        doc = _docutils_tree(text)
+    except Exception:  # noqa: BLE001 - docutils on hostile input: fall back to the raw scan + paragraphs
+        doc = None
+
+    def first_line(node) -> int | None:
+        lines = []
+        for d in node.findall(nodes.paragraph):
+            if d.line:
+                lines.append(d.line - 1)
+        for d in node.findall(nodes.Element):
+            if isinstance(d, (nodes.field, nodes.definition_list_item, nodes.term)) and d.line:
+                lines.append(d.line - 1)
+        return min(lines) if lines else None
+
+    containers: list[list] = []
+    para_lines = frozenset(p.line - 1 for p in doc.findall(nodes.paragraph) if p.line) if doc else frozenset()
+    if doc is not None:
+        def walk(node, depth: int) -> None:
+            for ch in node.children:
+                if isinstance(ch, nodes.section):
+                    walk(ch, depth + 1)
+                elif isinstance(ch, nodes.title) and isinstance(node, nodes.section) and ch.line:
+                    under = ch.line - 1
+                    first = under - 1
+                    if first - 1 >= 0 \
+                            and t.line(first - 1).strip() and set(t.line(first - 1).strip()) == set(
+                                t.line(under).strip()):
+                        first -= 1
+                    if 0 <= first < t.n and under < t.n and not taken[first]:
+                        items.append(["heading", first, under, min(depth, 6), ch.astext(), "", -1])
+                        for k in range(first, under + 1):
+                            taken[k] = True
+                elif isinstance(ch, nodes.paragraph):
+                    if ch.line and 0 < ch.line <= t.n and not taken[ch.line - 1]:
+                        a = ch.line - 1
+                        b = t.para_end(a, para_lines)
+                        if not any(taken[a : b + 1]):
+                            items.append(["paragraph", a, b, 0, None, "", -1])
+                            for k in range(a, b + 1):
+                                taken[k] = True
+                elif isinstance(ch, nodes.transition) and ch.line and 0 < ch.line <= t.n:
+                    a = ch.line - 1
+                    if not taken[a]:
+                        items.append(["hr", a, a, 0, None, "", -1])
+                        taken[a] = True
+                elif isinstance(ch, (nodes.bullet_list, nodes.enumerated_list, nodes.field_list,
+                                     nodes.definition_list, nodes.list_item, nodes.field,
+                                     nodes.definition_list_item, nodes.block_quote)):
+                    kind = {nodes.enumerated_list: "ordered_list", nodes.block_quote: "blockquote"}.get(
+                        type(ch), "list_item" if isinstance(
+                            ch, (nodes.list_item, nodes.field, nodes.definition_list_item)) else "bullet_list")
+                    a = first_line(ch)
+                    if a is not None and 0 <= a < t.n:
+                        containers.append([kind, a, ch, node])
+                    walk(ch, depth)
+                elif isinstance(ch, (nodes.Element,)) and not isinstance(
+                        ch, (nodes.table, nodes.literal_block, nodes.system_message, nodes.Admonition,
+                             nodes.comment, nodes.target)):
+                    walk(ch, depth)
+
+        walk(doc, 0)
+    # paragraphs docutils did not place (e.g. when it failed): runs of free lines
+    i = 0
+    while i < t.n:
+        if t.blank(i) or taken[i]:
+            i += 1
+            continue
+        if doc is None:
+            j = i
+            while j + 1 < t.n and not t.blank(j + 1) and not taken[j + 1]:
+                j += 1
+            items.append(["paragraph", i, j, 0, None, "", -1])
+            i = j + 1
+        else:
+            i += 1
+    items.sort(key=lambda it: (it[1], it[2]))
+    leaves_by_line = items
+    # containers: their span from their first line to the last leaf inside their indentation
+    conts = []
+    for kind, a, node, parent in containers:
+        ind = t.indent(a)
+        conts.append([kind, a, t.body_end(a, ind), ind, node, parent])
+    # a list's end: the end of its last item
+    conts.sort(key=lambda c: (c[1], -c[2]))
+    for c in conts:
+        if c[0] in ("bullet_list", "ordered_list", "blockquote"):
+            c[2] = max([c[2], *(d[2] for d in conts if d[5] is c[4])])
+    allrecs: list[list] = []
+    for c in conts:
+        allrecs.append([c[0], c[1], c[2], 0, None, "", -1, True])
+    for it in leaves_by_line:
+        allrecs.append([*it, False])
+    # containers before what they contain
+    allrecs.sort(key=lambda r: (r[1], -r[2], 0 if r[7] else 1))
+    out = []
+    stack: list[int] = []
+    for r in allrecs:
+        kind, a, b, level, title, info, header, is_cont = r
+        while stack and out[stack[-1]][12] < a:
+            stack.pop()
+        if is_cont and stack and out[stack[-1]][12] < b:
+            b = out[stack[-1]][12]
+        s = t.starts[a] + t.indent(a)
+        e = t.ends[b]
+        if e <= s:
+            continue
+        rows: list = []
+        hend = 0
+        if kind == "table":
+            for k in range(a, b + 1):
+                if not t.blank(k) and not _GRID.match(t.line(k)) and not _SIMPLE_BORDER.match(t.line(k)):
+                    rows.append((t.starts[k] + t.indent(k), t.ends[k]))
+            if header >= 0:
+                hend = t.ends[header]
+        parent = stack[-1] if stack else None
+        rec = [kind, s, e, level, title, parent, len(stack), info, rows or (), hend, True, a, b]
+        out.append(rec)
+        if is_cont:
+            stack.append(len(out) - 1)
+    # parents must end at or after their children: clip children that overrun
+    for rec in out:
+        p = rec[5]
+        if p is not None and rec[2] > out[p][2]:
+            out[p][2] = rec[2]
+            out[p][12] = rec[12]
+    return tuple(tuple(r) for r in out)

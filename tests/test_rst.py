@@ -1,0 +1,160 @@
+"""reStructuredText structure (chunkseam.rst): spans, kinds, routing, cut checks, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkseam.document import Document, kind_for
+from chunkseam.rst import records
+from chunkseam.structure import structure
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "rst"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus/rst")
+
+SAMPLE = """\
+=====
+Title
+=====
+
+Intro para
+two lines.
+
+.. code-block:: python
+
+   x = 1
+
+   y = 2
+
++-----+-----+
+| a   | b   |
++=====+=====+
+| 1   | 2   |
++-----+-----+
+
+Section
+-------
+
+- item one
+  continues
+- item two
+
+:field: value
+
+.. note::
+
+   A note.
+
+.. versionadded:: 2.0
+   Stuff here.
+
+.. include:: /etc/passwd
+
+----
+"""
+
+
+def _blocks(text: str, path: str = "x.rst"):
+    return structure(Document(text, path=path)).blocks
+
+
+def test_routing():
+    assert kind_for("docs/index.rst") == "markdown"
+    assert kind_for(None, "restructuredtext") == "markdown"
+
+
+def test_sample_blocks():
+    bl = _blocks(SAMPLE)
+    got = [(b.kind, SAMPLE[b.start : b.end]) for b in bl]
+    heads = [b for b in bl if b.kind == "heading"]
+    assert [(h.title, h.level) for h in heads] == [("Title", 1), ("Section", 2)]
+    assert heads[0].start == 0  # the overline belongs to the title
+    assert ("fence", ".. code-block:: python\n\n   x = 1\n\n   y = 2") in got
+    fence = next(b for b in bl if b.kind == "fence")
+    assert fence.info == "python"
+    table = next(b for b in bl if b.kind == "table")
+    assert SAMPLE[table.start : table.end].endswith("| 1   | 2   |\n+-----+-----+")
+    assert len(table.rows) == 2 and table.header_end > table.rows[0][1]
+    items = [SAMPLE[b.start : b.end] for b in bl if b.kind == "list_item"]
+    assert items == ["- item one\n  continues", "- item two", ":field: value"]
+    directives = {b.info: SAMPLE[b.start : b.end] for b in bl if b.kind == "directive"}
+    assert directives["note"] == ".. note::\n\n   A note."
+    assert directives["versionadded"] == ".. versionadded:: 2.0\n   Stuff here."
+    assert "include" in directives  # never read: an atomic block like any other
+    assert any(b.kind == "hr" for b in bl)
+
+
+def _check_spans(text: str, bl) -> None:
+    for b in bl:
+        assert 0 <= b.start < b.end <= len(text)
+        assert text[b.start : b.end] == text[b.start : b.end].strip()
+        if b.parent is not None:
+            p = bl[b.parent]
+            assert p.start <= b.start and b.end <= p.end
+    leaves = [b for b in bl if b.is_leaf]
+    for a, b in zip(leaves, leaves[1:]):
+        assert a.end <= b.start  # in order, never overlapping
+
+
+def _corpus_files():
+    return sorted(CORPUS.rglob("*.rst"))[:25]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not present")
+def test_corpus_spans_and_titles():
+    files = _corpus_files()
+    assert files
+    titled = 0
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        bl = _blocks(text, str(f))
+        _check_spans(text, bl)
+        heads = [b for b in bl if b.kind == "heading"]
+        for h in heads:
+            assert h.title
+            src = text[h.start : h.end]
+            assert all(w.strip("`*_|:,.;()\"'") in src for w in h.title.split())
+        titled += bool(heads)
+        # every non-blank line outside the blocks is markup docutils does not render as a block
+        assert records(text) == records(text)  # deterministic
+    assert titled >= len(files) * 0.8
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([
+    "Title\n=====\n", "para text here.\n", "\n", "   indented\n", ".. note::\n", "- item\n", "::\n",
+    "+---+\n", "| a |\n", "=== ===\n", ":f: v\n", ".. code-block:: py\n", "----\n", "\r\n", "x" * 3,
+    "\t", "..\n", "1. one\n",
+]), max_size=30))
+def test_property_spans(parts):
+    text = "".join(parts)
+    bl = _blocks(text)
+    _check_spans(text, bl)
+    assert [(b.kind, b.start, b.end) for b in bl] == [(b.kind, b.start, b.end) for b in _blocks(text, "y.rst")]
+
+
+def test_cli_lint_json(tmp_path):
+    f = tmp_path / "x.rst"
+    f.write_text(SAMPLE.replace("   y = 2", "\n".join(f"   y{i} = {i}" for i in range(60))), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(f), "--format", "json", "--size", "40"],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    issues = json.loads(out.stdout)["issues"]
+    assert any(i["code"] == "CS003" for i in issues), issues
+
+
+def test_suppression_comment(tmp_path):
+    f = tmp_path / "x.rst"
+    big = SAMPLE.replace("   y = 2", "\n".join(f"   y{i} = {i}" for i in range(60)))
+    f.write_text(".. chunkseam-disable-file CS003\n\n" + big, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(f), "--format", "json", "--size", "40"],
+                         capture_output=True, text=True, check=False)
+    issues = json.loads(out.stdout)["issues"]
+    assert not any(i["code"] == "CS003" for i in issues)
