@@ -124,6 +124,7 @@ def _scan_raw(t: _Text) -> list[list]:
     out: list[list] = []
     i = 0
     prev_para_colons = False
+    colons_line = -1
     while i < t.n:
         if t.blank(i):
             i += 1
@@ -134,11 +135,12 @@ def _scan_raw(t: _Text) -> list[list]:
             end = t.body_end(i - 1 if i else i, _colon_indent(t, i))
             # the literal block: from this line to the end of the deeper-indented lines
             end = max(end, i)
-            out.append(["fence", i, end, "", -1])
+            # an expanded "::" on a line of its own belongs to the block it introduces
+            out.append(["fence", colons_line if colons_line >= 0 else i, end, "", -1])
             prev_para_colons = False
             i = end + 1
             continue
-        if _EXPLICIT.match(line):
+        if _EXPLICIT.match(line) or line.lstrip().startswith("__ "):  # ("__ url": an anonymous target)
             m = _DIRECTIVE.match(line)
             end = t.body_end(i, ind)
             if m:
@@ -149,7 +151,7 @@ def _scan_raw(t: _Text) -> list[list]:
                 else:
                     out.append(["directive", i, end, name, -1])
             else:
-                out.append(["directive", i, end, "comment", -1])
+                out.append(["directive", i, end, "target" if line.lstrip().startswith(("__", ".. _")) else "comment", -1])
             prev_para_colons = False
             i = end + 1
             continue
@@ -170,6 +172,7 @@ def _scan_raw(t: _Text) -> list[list]:
         # a paragraph-ish run: remember whether it ends with "::"
         j = t.para_end(i)
         prev_para_colons = t.line(j).rstrip().endswith("::")
+        colons_line = i if i == j and line.strip() == "::" else -1
         i = j + 1
     return out
 
@@ -263,6 +266,17 @@ def records(text: str) -> tuple:
                             items.append(["paragraph", a, b, 0, None, "", -1])
                             for k in range(a, b + 1):
                                 taken[k] = True
+                elif isinstance(ch, (nodes.term, nodes.doctest_block)) and ch.line and 0 < ch.line <= t.n:
+                    # a definition list's term: one line; a doctest block (>>>): code to the blank line
+                    a = ch.line - 1
+                    b = a if isinstance(ch, nodes.term) else t.para_end(a)
+                    if not any(taken[a : b + 1]):
+                        if isinstance(ch, nodes.term):
+                            items.append(["paragraph", a, b, 0, None, "", -1])
+                        else:
+                            items.append(["fence", a, b, 0, None, "pycon", -1])
+                        for k in range(a, b + 1):
+                            taken[k] = True
                 elif isinstance(ch, nodes.transition) and ch.line and 0 < ch.line <= t.n:
                     a = ch.line - 1
                     if not taken[a]:
