@@ -84,10 +84,14 @@ def test_sample_blocks():
     assert len(table.rows) == 2 and table.header_end > table.rows[0][1]
     items = [SAMPLE[b.start : b.end] for b in bl if b.kind == "list_item"]
     assert items == ["- item one\n  continues", "- item two", ":field: value"]
-    directives = {b.info: SAMPLE[b.start : b.end] for b in bl if b.kind == "directive"}
-    assert directives["note"] == ".. note::\n\n   A note."
-    assert directives["versionadded"] == ".. versionadded:: 2.0\n   Stuff here."
-    assert "include" in directives  # never read: an atomic block like any other
+    directives = {b.info: b for b in bl if b.kind == "directive"}
+    assert SAMPLE[directives["note"].start : directives["note"].end] == ".. note::\n\n   A note."
+    # a directive's body is reStructuredText: its blocks are the directive's children
+    body = [SAMPLE[b.start : b.end] for b in bl if b.parent == directives["note"].index]
+    assert body == ["A note."]
+    assert [SAMPLE[b.start : b.end] for b in bl if b.parent == directives["versionadded"].index] == ["Stuff here."]
+    explicit = {b.info: SAMPLE[b.start : b.end] for b in bl if b.kind == "explicit"}
+    assert explicit == {"include": ".. include:: /etc/passwd"}  # never read: one atomic block
     assert any(b.kind == "hr" for b in bl)
 
 
@@ -141,21 +145,43 @@ def test_property_spans(parts):
     assert [(b.kind, b.start, b.end) for b in bl] == [(b.kind, b.start, b.end) for b in _blocks(text, "y.rst")]
 
 
+BIG = SAMPLE.replace("   y = 2", "\n".join(f"   y{i} = {i}" for i in range(60)))
+
+
+def _lint(path: Path, *args: str) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(path), "--format", "json", "--no-cache",
+                          *args], capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)["issues"]
+
+
 def test_cli_lint_json(tmp_path):
     f = tmp_path / "x.rst"
-    f.write_text(SAMPLE.replace("   y = 2", "\n".join(f"   y{i} = {i}" for i in range(60))), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(f), "--format", "json", "--size", "40"],
-                         capture_output=True, text=True, check=False)
-    assert out.returncode in (0, 1), out.stderr
-    issues = json.loads(out.stdout)["issues"]
-    assert any(i["code"] == "CS003" for i in issues), issues
+    f.write_text(BIG, encoding="utf-8")
+    # the markdown strategy (the default for .rst) keeps the code-block whole, over budget
+    issues = _lint(f, "--size", "40")
+    assert not any(i["code"] == "CS003" for i in issues)
+    assert any(i["code"] == "CS101" for i in issues), issues
+    # a character splitter cuts through it, and the cut is reported where it falls
+    issues = _lint(f, "--size", "40", "--chunker", "recursive")
+    cs003 = [i for i in issues if i["code"] == "CS003"]
+    assert cs003, issues
+    start = BIG.index(".. code-block::")
+    end = BIG.index("y59 = 59")
+    assert all(start < i["start_offset"] <= end for i in cs003)
+
+
+def test_cuts_in_table_and_directive(tmp_path):
+    f = tmp_path / "x.rst"
+    f.write_text(SAMPLE, encoding="utf-8")
+    issues = _lint(f, "--size", "6", "--unit", "chars", "--chunker", "fixed")
+    codes = {i["code"] for i in issues}
+    assert {"CS003", "CS004", "CS005", "CS008"} <= codes, codes
 
 
 def test_suppression_comment(tmp_path):
     f = tmp_path / "x.rst"
-    big = SAMPLE.replace("   y = 2", "\n".join(f"   y{i} = {i}" for i in range(60)))
-    f.write_text(".. chunkseam-disable-file CS003\n\n" + big, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "chunkseam", "lint", str(f), "--format", "json", "--size", "40"],
-                         capture_output=True, text=True, check=False)
-    issues = json.loads(out.stdout)["issues"]
+    f.write_text(".. chunkseam-disable-file CS003\n\n" + BIG, encoding="utf-8")
+    issues = _lint(f, "--size", "40", "--chunker", "recursive")
     assert not any(i["code"] == "CS003" for i in issues)
+    assert issues  # other rules still report

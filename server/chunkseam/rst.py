@@ -36,6 +36,16 @@ _DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)[ \t]*:
 _GRID = re.compile(r"[ \t]*\+[-=+]*[-=]\+?[ \t]*$")
 _SIMPLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*$")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "ipython", "jupyter-execute"})
+#: directives whose body is a table (its rows: a nested list or CSV)
+_TABLE_DIRECTIVES = frozenset({"list-table", "csv-table", "flat-table"})
+#: directives whose body is not reStructuredText prose: one atomic block
+_OPAQUE_DIRECTIVES = frozenset({
+    "raw", "math", "graphviz", "graph", "digraph", "mermaid", "plantuml", "uml", "productionlist", "toctree",
+    "autosummary", "literalinclude", "include", "image", "figure", "highlight", "parsed-literal", "doctest",
+    "testcode", "testoutput", "testsetup", "testcleanup", "tabularcolumns", "index", "meta", "sectionauthor",
+    "codeauthor", "default-role", "role", "replace", "unicode", "date", "contents", "sectnum", "header",
+    "footer", "class", "program-output", "command-output", "kroki", "asciinema", "youtube",
+})
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
@@ -143,16 +153,31 @@ def _scan_raw(t: _Text) -> list[list]:
         if _EXPLICIT.match(line) or line.lstrip().startswith("__ "):  # ("__ url": an anonymous target)
             m = _DIRECTIVE.match(line)
             end = t.body_end(i, ind)
+            prev_para_colons = False
             if m:
                 name = m.group(1).lower()
                 if name in _CODE_DIRECTIVES:
-                    lang = line[m.end():].strip()
-                    out.append(["fence", i, end, lang, -1])
+                    out.append(["fence", i, end, line[m.end():].strip(), -1])
+                elif name in _TABLE_DIRECTIVES:
+                    out.append(["table", i, end, name, -1])
+                elif name in _OPAQUE_DIRECTIVES:
+                    out.append(["explicit", i, end, name, -1])
                 else:
-                    out.append(["directive", i, end, name, -1])
+                    # a body of reStructuredText (an admonition, a Sphinx object
+                    # description, a directive docutils does not know): a container
+                    # whose head is the directive line, its arguments and options
+                    head = i
+                    while head + 1 <= end and not t.blank(head + 1) and (
+                            t.line(head + 1).lstrip().startswith(":")):
+                        head += 1
+                    if head >= end:
+                        out.append(["explicit", i, end, name, -1])
+                    else:
+                        out.append(["directive", i, end, name, head])
+                        i = head + 1  # the body is scanned like the rest
+                        continue
             else:
-                out.append(["directive", i, end, "target" if line.lstrip().startswith(("__", ".. _")) else "comment", -1])
-            prev_para_colons = False
+                out.append(["explicit", i, end, "target" if line.lstrip().startswith(("__", ".. _")) else "comment", -1])
             i = end + 1
             continue
         if _GRID.match(line) and line.strip().startswith("+-"):
@@ -219,12 +244,17 @@ def records(text: str) -> tuple:
         return ()
     raw = _scan_raw(t)
     taken = [False] * t.n
+    items: list[list] = []  # [kind, first, last, level, title, info, header line]
+    directives: list[list] = []
     for r in raw:
-        for k in range(r[1], r[2] + 1):
+        if r[0] == "directive":  # a container: only its head is taken
+            directives.append(r)
+            last = r[4]
+        else:
+            items.append([r[0], r[1], r[2], 0, None, r[3], r[4]])
+            last = r[2]
+        for k in range(r[1], last + 1):
             taken[k] = True
-    items: list[list] = []  # [kind, first, last, level, title, info, rows, header]
-    for r in raw:
-        items.append([r[0], r[1], r[2], 0, None, r[3], r[4]])
     try:
         doc = _docutils_tree(text)
     except Exception:  # noqa: BLE001 - docutils on hostile input: fall back to the raw scan + paragraphs
@@ -293,25 +323,37 @@ def records(text: str) -> tuple:
                         containers.append([kind, a, ch, node])
                     walk(ch, depth)
                 elif isinstance(ch, (nodes.Element,)) and not isinstance(
-                        ch, (nodes.table, nodes.literal_block, nodes.system_message, nodes.Admonition,
-                             nodes.comment, nodes.target)):
+                        ch, (nodes.table, nodes.literal_block, nodes.system_message, nodes.comment,
+                             nodes.target)):
                     walk(ch, depth)
 
         walk(doc, 0)
-    # paragraphs docutils did not place (e.g. when it failed): runs of free lines
+        # the body of a directive docutils does not know (Sphinx's, an extension's)
+        # is left unparsed there: parse it on its own, at its own line numbers
+        for r in directives:
+            a, b = r[4] + 1, r[2]
+            if not any(not taken[k] and not t.blank(k) for k in range(a, b + 1)):
+                continue
+            cut = min(t.indent(k) for k in range(a, b + 1) if not t.blank(k))  # dedented: no block quote
+            masked = "\n" * a + "\n".join(t.line(k)[cut:] for k in range(a, b + 1)) + "\n"
+            try:
+                sub = _docutils_tree(masked)
+            except Exception:  # noqa: BLE001 - left to the free-line paragraphs below
+                continue
+            para_lines = frozenset(p.line - 1 for p in sub.findall(nodes.paragraph) if p.line)
+            walk(sub, 0)
+    # paragraphs docutils did not place (the body of a directive it does not
+    # know, or everything when it failed): runs of free lines
     i = 0
     while i < t.n:
         if t.blank(i) or taken[i]:
             i += 1
             continue
-        if doc is None:
-            j = i
-            while j + 1 < t.n and not t.blank(j + 1) and not taken[j + 1]:
-                j += 1
-            items.append(["paragraph", i, j, 0, None, "", -1])
-            i = j + 1
-        else:
-            i += 1
+        j = i
+        while j + 1 < t.n and not t.blank(j + 1) and not taken[j + 1] and t.indent(j + 1) >= t.indent(i):
+            j += 1
+        items.append(["paragraph", i, j, 0, None, "", -1])
+        i = j + 1
     items.sort(key=lambda it: (it[1], it[2]))
     leaves_by_line = items
     # containers: their span from their first line to the last leaf inside their indentation
@@ -327,6 +369,8 @@ def records(text: str) -> tuple:
     allrecs: list[list] = []
     for c in conts:
         allrecs.append([c[0], c[1], c[2], 0, None, "", -1, True])
+    for r in directives:
+        allrecs.append(["directive", r[1], r[2], 0, None, r[3], -1, True])
     for it in leaves_by_line:
         allrecs.append([*it, False])
     # containers before what they contain

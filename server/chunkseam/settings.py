@@ -27,7 +27,7 @@ DEFAULT_ROUTES = {
     "*.py": "code",
     "*.pyi": "code",
     "*.txt": "sentence",
-    "*.rst": "sentence",
+    "*.rst": "markdown",  # reStructuredText: its own structure (chunkseam.rst), the markdown rules
 }
 
 

@@ -44,13 +44,15 @@ from .document import Document
 from .sentences import segment
 
 LEAF_KINDS = frozenset(
-    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr", "esm", "directive"}
+    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr", "esm", "explicit"}
 )
-CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote", "jsx"})
+CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote", "jsx", "directive"})
+#: reStructuredText blocks (see :mod:`chunkseam.rst`): ``explicit`` markup is an atomic leaf, a
+#: ``directive`` with a body of prose a container
 #: MDX blocks (see :mod:`chunkseam.mdx`): ``esm`` is a leaf, ``jsx`` a container
 MDX_KINDS = frozenset({"esm", "jsx"})
 #: blocks a chunker keeps whole and a cut must not fall inside
-ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm", "directive"})
+ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm", "explicit"})
 
 
 @dataclass(slots=True)

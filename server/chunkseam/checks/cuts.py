@@ -283,10 +283,11 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _finish(ctx, "CS008", cut, words, b.start, b.end,
                            hint="keep the HTML element in one chunk", block=[b.start, b.end],
                            kind="html_block", element=[s, e])
-        if b.kind == "directive":
-            what = "comment" if b.info == "comment" else f"directive .. {b.info}::"
-            return _finish(ctx, "CS008", cut, f"inside the reStructuredText {what}", b.start, b.end,
-                           hint="keep the directive in one chunk", block=[b.start, b.end], kind="directive")
+        if b.kind == "explicit":
+            what = {"comment": "a reStructuredText comment", "target": "a reStructuredText link target"}.get(
+                b.info, f"the reStructuredText directive \"{b.info}\"")
+            return _finish(ctx, "CS008", cut, f"inside {what}", b.start, b.end,
+                           hint="keep the block in one chunk", block=[b.start, b.end], kind="explicit")
         if b.kind == "esm":
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",
@@ -294,9 +295,13 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     # a JSX element: reported when the cut falls in its own markup or between
     # its children; a cut inside a child block (a paragraph, a fence …) is
     # judged by that block's rule, as Markdown anywhere else
-    jsx = [b for b in where.blocks if b.kind == "jsx"]
+    jsx = [b for b in where.blocks if b.kind in ("jsx", "directive")]
     if jsx and not any(b.is_leaf for b in where.blocks):
         b = jsx[-1]
+        if b.kind == "directive":  # a reStructuredText directive: in its head or between its body blocks
+            return _finish(ctx, "CS008", cut, f"inside the reStructuredText directive \"{b.info}\"", b.start,
+                           b.end, hint="keep the directive in one chunk", block=[b.start, b.end],
+                           kind="directive")
         tag = f"<{b.info}>" if b.info else "<>"
         return _finish(ctx, "CS008", cut, f"inside the JSX element {tag}", b.start, b.end,
                        hint=f"keep the {tag} element in one chunk", block=[b.start, b.end],

@@ -83,7 +83,7 @@ description = (
 
 #: block kinds kept whole (a chunk of their own when over budget)
 ATOMIC = frozenset(
-    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm", "directive"}
+    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm", "explicit"}
 )
 #: a section (in tokens mode) longer than this many characters per unit of
 #: ``size`` is first counted by its blocks rather than as a whole (prose runs
@@ -418,7 +418,7 @@ class _Run:
         if not kids:  # a container without children (an empty list item …)
             out.append(Atom(start, block.end, count))
             return
-        if block.kind == "jsx":
+        if block.kind in ("jsx", "directive"):  # (an rst directive: its head glued to its body)
             self.jsx_atoms(block, start, kids, out, lead)
             return
         for kid in kids:
