@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkseam.document import Document, kind_for
 from chunkseam.rst import records
 from chunkseam.structure import structure
+from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
+from pytest_lsp import LanguageClient
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "rst"
 if not CORPUS.is_dir():
@@ -185,3 +188,23 @@ def test_suppression_comment(tmp_path):
     issues = _lint(f, "--size", "40", "--chunker", "recursive")
     assert not any(i["code"] == "CS003" for i in issues)
     assert issues  # other rules still report
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+@pytest.mark.asyncio
+async def test_language_server_judges_restructuredtext(client: LanguageClient):
+    await initialize(client, init_options={"settings": {
+        "chunker": "fixed", "unit": "chars", "size": 40, "debounceMs": 0}})
+    text = "Intro.\n\n.. code-block:: python\n\n   first = 1\n   second = 2\n   third = 3\n"
+    uri = "untitled:/notes"  # no suffix: the language id alone says reStructuredText
+    open_doc(client, uri, text, language_id="restructuredtext")
+    published = await wait_published(client, uri)
+    found = [d for d in published.diagnostics if d.code == "CS003"]
+    # the cut at character 40 falls inside the code-block
+    assert found, published.diagnostics
+    assert found[0].range.start.line == 4
