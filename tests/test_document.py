@@ -292,7 +292,7 @@ def test_unreadable_files_raise(tmp_path):
     [
         ("a.md", "markdown"), ("a.markdown", "markdown"), ("a.mdx", "markdown"),
         ("DOCS/README.MD", "markdown"), ("a.py", "python"), ("stubs.pyi", "python"),
-        ("notes.txt", "text"), ("index.rst", "text"), ("main.rs", "code"), ("app.ts", "code"),
+        ("notes.txt", "text"), ("index.rst", "markdown"), ("main.rs", "code"), ("app.ts", "code"),
         ("x.go", "code"), ("data.xyz", "text"), ("Makefile", "text"), ("archive.tar.md", "markdown"),
     ],
 )
@@ -304,7 +304,7 @@ def test_kind_by_suffix(path, kind):
 @pytest.mark.parametrize(
     ("language_id", "kind"),
     [("markdown", "markdown"), ("Markdown", "markdown"), ("python", "python"),
-     ("plaintext", "text"), ("restructuredtext", "text"), ("javascript", "code"),
+     ("plaintext", "text"), ("restructuredtext", "markdown"), ("javascript", "code"),
      ("typescriptreact", "code"), ("rust", "code"), ("cobol", "text")],
 )
 def test_kind_by_language_id(language_id, kind):
