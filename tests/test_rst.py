@@ -184,10 +184,19 @@ def test_cuts_in_table_and_directive(tmp_path):
 
 def test_suppression_comment(tmp_path):
     f = tmp_path / "x.rst"
-    f.write_text(".. chunkseam-disable-file CS003\n\n" + BIG, encoding="utf-8")
-    issues = _lint(f, "--size", "40", "--chunker", "recursive")
+    before = _lint_text(f, BIG)
+    assert any(i["code"] == "CS003" for i in before)
+    region = BIG.replace(".. code-block::", ".. chunkseam-disable CS003\n\n.. code-block::").replace(
+        "   y59 = 59\n", "   y59 = 59\n\n.. chunkseam-enable\n")
+    issues = _lint_text(f, region)
     assert not any(i["code"] == "CS003" for i in issues)
-    assert issues  # other rules still report
+    issues = _lint_text(f, ".. chunkseam-disable-file CS003\n\n" + BIG)
+    assert not any(i["code"] == "CS003" for i in issues)
+
+
+def _lint_text(f: Path, text: str) -> list[dict]:
+    f.write_text(text, encoding="utf-8")
+    return _lint(f, "--size", "40", "--chunker", "recursive")
 
 
 @pytest_lsp.fixture(config=CONFIG)
