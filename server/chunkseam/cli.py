@@ -690,6 +690,12 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     finally:
         if out is not None and out is not sys.stdout:
             out.close()
+    return _exit_code(args, bool(errors), bool(fails), summary)
+
+
+def _exit_code(args: argparse.Namespace, errors: bool, fails: bool, summary: Summary) -> int:
+    """2 when something could not be checked, 1 for issues at ``--fail-on`` or a rate over
+    ``--max-rate``, else 0 (ruff's exit codes)."""
     if errors:
         return EXIT_ERROR
     if fails:
@@ -1293,14 +1299,7 @@ def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: s
            "parts and summary.json)")
     print(report.summary_line(summary, noun="document"))
     print(f"{modes.get('source-aware', 0)} documents checked source-aware, {modes.get('text-only', 0)} text-only")
-    if errors:
-        return EXIT_ERROR
-    if fails:
-        return EXIT_ISSUES
-    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
-        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
-        return EXIT_ISSUES
-    return EXIT_OK
+    return _exit_code(args, bool(errors), bool(fails), summary)
 
 
 def _dump_items(stream, on_error, dump_name: str):
