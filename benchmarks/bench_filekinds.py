@@ -6,7 +6,8 @@ at 256 cl100k tokens) and print MB/s (UTF-8 megabytes of input per CPU second
 of this single-threaded process). In the same run, the floor: the kind's
 parser alone plus tiktoken encode of the same text — markdown-it-py
 (commonmark + table + front matter) for Markdown, the same with the MDX rules
-of ``chunkseam.mdx`` for MDX — and the ratio strategy / floor (target >= 0.5x).
+of ``chunkseam.mdx`` for MDX, docutils' reStructuredText parser (with the
+safe settings of ``chunkseam.rst``) for reStructuredText — and the ratio strategy / floor (target >= 0.5x).
 
 Every pass starts cold (segment-parse, section and sentence caches cleared,
 new Document objects); passes are interleaved and the best of ``--repeat``
@@ -29,7 +30,8 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 
 SIZE = 256
 #: kind -> (glob under the corpus, file name for the Document)
-KINDS = {"markdown": ("markdown/**/*.md", "doc.md"), "mdx": ("markdown/**/*.mdx", "doc.mdx")}
+KINDS = {"markdown": ("markdown/**/*.md", "doc.md"), "mdx": ("markdown/**/*.mdx", "doc.mdx"),
+         "rst": ("rst/**/*.rst", "doc.rst")}
 
 
 def cold() -> None:
@@ -74,6 +76,14 @@ def main(argv: list[str] | None = None) -> int:
         "markdown": MarkdownIt("commonmark").enable("table").use(front_matter_plugin),
         "mdx": MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(mdx_plugin),
     }
+    class _Docutils:  # the reStructuredText floor: docutils' parse, as chunkseam.rst runs it
+        @staticmethod
+        def parse(text: str) -> None:
+            from chunkseam.rst import _docutils_tree
+
+            _docutils_tree(text)
+
+    parsers["rst"] = _Docutils()
     strategy = get("markdown")
     print(f"settings: markdown strategy at {SIZE} tokens (cl100k_base); best of {args.repeat} cold passes")
     print(f"{'kind':10} {'files':>6} {'MB':>7} {'floor MB/s':>11} {'strategy MB/s':>14} {'ratio':>6}")

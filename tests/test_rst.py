@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -9,12 +10,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from chunkseam.document import Document, kind_for
 from chunkseam.rst import records
 from chunkseam.structure import structure
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
 from pytest_lsp import LanguageClient
 
@@ -107,7 +107,7 @@ def _check_spans(text: str, bl) -> None:
             p = bl[b.parent]
             assert p.start <= b.start and b.end <= p.end
     leaves = [b for b in bl if b.is_leaf]
-    for a, b in zip(leaves, leaves[1:]):
+    for a, b in itertools.pairwise(leaves):
         assert a.end <= b.start  # in order, never overlapping
 
 
@@ -217,3 +217,30 @@ async def test_language_server_judges_restructuredtext(client: LanguageClient):
     # the cut at character 40 falls inside the code-block
     assert found, published.diagnostics
     assert found[0].range.start.line == 4
+
+
+def test_no_directive_reads_a_file_or_runs(tmp_path):
+    from chunkseam.rst import _docutils_tree
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET-MARKER\n", encoding="utf-8")
+    csv = tmp_path / "t.csv"
+    csv.write_text("a,TOPSECRET-CSV\n", encoding="utf-8")
+    text = (f".. include:: {secret}\n\n.. literalinclude:: {secret}\n\n.. csv-table::\n   :file: {csv}\n\n"
+            f".. raw:: html\n   :file: {secret}\n\n.. automodule:: os\n   :members:\n\nText.\n")
+    tree = _docutils_tree(text).pformat()
+    assert "TOPSECRET" not in tree
+    bl = _blocks(text)
+    assert [b.kind for b in bl][-1] == "paragraph"
+    assert [(b.kind, b.info) for b in bl[:-1]] == [
+        ("explicit", "include"), ("explicit", "literalinclude"), ("table", "csv-table"), ("explicit", "raw"),
+        ("explicit", "automodule")]
+
+
+def test_other_docutils_users_keep_the_usual_directive_lookup():
+    from docutils.core import publish_doctree
+
+    _blocks(".. versionadded:: 1.0\n\n   Body.\n")  # installs the generic lookup for chunkseam's parses
+    tree = publish_doctree(".. versionadded:: 1.0\n\n   Body.\n",
+                           settings_overrides={"report_level": 5, "warning_stream": False})
+    assert "Unknown directive type" in tree.pformat()

@@ -108,23 +108,90 @@ class _Text:
         return j
 
 
+_SETTINGS = None
+_LOOKUP_PATCHED = False
+
+
+def _generic_directives() -> None:
+    """Make docutils read a directive it does not know (``versionadded``,
+    ``autofunction``, an extension's) as a generic block whose content is
+    parsed as reStructuredText, never run: for documents parsed here only (their
+    settings carry ``chunkseam_generic``), and only names outside docutils' own
+    registry (a directive registered in this process by other code is not run
+    either). Every other docutils user in the process sees the usual lookup."""
+    global _LOOKUP_PATCHED
+    if _LOOKUP_PATCHED:
+        return
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class _AnyOption(dict):
+        def __missing__(self, key):
+            return directives.unchanged
+
+    class Generic(Directive):
+        required_arguments = 0
+        optional_arguments = 1
+        final_argument_whitespace = True
+        option_spec = _AnyOption(dummy=directives.unchanged)
+        has_content = True
+
+        def run(self):
+            node = nodes.container()
+            node.line = self.lineno
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    original = directives.directive
+
+    def lookup(name, language_module, document):
+        if getattr(document.settings, "chunkseam_generic", False):
+            canonical = name.lower()
+            try:
+                canonical = language_module.directives.get(canonical, canonical)
+            except AttributeError:
+                pass
+            if canonical not in directives._directive_registry:
+                return Generic, []
+        return original(name, language_module, document)
+
+    directives.directive = lookup
+    _LOOKUP_PATCHED = True
+
+
+def _settings():
+    """docutils settings that make parsing safe: no file is read or included,
+    no raw output passes, nothing is reported and no error halts the parse."""
+    global _SETTINGS
+    if _SETTINGS is None:
+        from docutils.frontend import get_default_settings
+        from docutils.parsers.rst import Parser
+
+        settings = get_default_settings(Parser)
+        settings.file_insertion_enabled = False
+        settings.raw_enabled = False
+        settings.report_level = 5
+        settings.halt_level = 5
+        settings.warning_stream = False
+        settings.traceback = True
+        settings.syntax_highlight = "none"
+        settings.character_level_inline_markup = False
+        settings.chunkseam_generic = True
+        _generic_directives()
+        _SETTINGS = settings
+    return _SETTINGS
+
+
 def _docutils_tree(text: str):
-    from docutils.frontend import get_default_settings
+    """The docutils document tree of ``text``."""
+    import copy
+
     from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
-    parser = Parser()
-    settings = get_default_settings(Parser)
-    settings.file_insertion_enabled = False
-    settings.raw_enabled = False
-    settings.report_level = 5
-    settings.halt_level = 5
-    settings.warning_stream = False
-    settings.traceback = True
-    settings.syntax_highlight = "none"
-    settings.character_level_inline_markup = False
-    doc = new_document("<chunkseam>", settings)
-    parser.parse(text, doc)
+    doc = new_document("<chunkseam>", copy.copy(_settings()))
+    Parser().parse(text, doc)
     return doc
 
 
@@ -328,22 +395,8 @@ def records(text: str) -> tuple:
                     walk(ch, depth)
 
         walk(doc, 0)
-        # the body of a directive docutils does not know (Sphinx's, an extension's)
-        # is left unparsed there: parse it on its own, at its own line numbers
-        for r in directives:
-            a, b = r[4] + 1, r[2]
-            if not any(not taken[k] and not t.blank(k) for k in range(a, b + 1)):
-                continue
-            cut = min(t.indent(k) for k in range(a, b + 1) if not t.blank(k))  # dedented: no block quote
-            masked = "\n" * a + "\n".join(t.line(k)[cut:] for k in range(a, b + 1)) + "\n"
-            try:
-                sub = _docutils_tree(masked)
-            except Exception:  # noqa: BLE001 - left to the free-line paragraphs below
-                continue
-            para_lines = frozenset(p.line - 1 for p in sub.findall(nodes.paragraph) if p.line)
-            walk(sub, 0)
-    # paragraphs docutils did not place (the body of a directive it does not
-    # know, or everything when it failed): runs of free lines
+    # paragraphs docutils did not place (a directive's argument that runs on
+    # over lines, or everything when docutils failed): runs of free lines
     i = 0
     while i < t.n:
         if t.blank(i) or taken[i]:
