@@ -12,6 +12,10 @@ import pytest
 import pytest_lsp
 from chunkseam.document import Document, kind_for
 from chunkseam.rst import records
+from chunkseam.settings import Settings
+from chunkseam.tokens import get_sizer
+from chunkseam.validate import validate
+from cutkit import marked
 from chunkseam.structure import structure
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -244,3 +248,30 @@ def test_other_docutils_users_keep_the_usual_directive_lookup():
     tree = publish_doctree(".. versionadded:: 1.0\n\n   Body.\n",
                            settings_overrides={"report_level": 5, "warning_stream": False})
     assert "Unknown directive type" in tree.pformat()
+
+
+def _codes(text: str) -> list[tuple[str, str]]:
+    doc, chunks, _ = marked(text, path="t.rst")
+    return [(i.code, (i.data or {}).get("kind", "")) for i in validate(doc, chunks, Settings(),
+                                                                          sizer=get_sizer("chars"))]
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("Intro.\n\n.. code-block:: sh\n\n   pip install x\n✂   x --help\n\nAfter.\n", "CS003"),
+    ("Intro::\n\n   literal one\n✂   literal two\n\nAfter.\n", "CS003"),
+    ("+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n+---+---+\n✂| 3 | 4 |\n+---+---+\n", "CS004"),
+    ("=====  =====\nA      B\n=====  =====\n1      2\n✂3      4\n=====  =====\n", "CS004"),
+    ("- first item that goes\n  on and on. It has ✂two sentences.\n- second\n", "CS005"),
+    ("Title\n=====\n\nThe first sentence runs ✂on here.\n", "CS002"),
+    ("Intro.\n\nSection\n-------\n\n✂Body of the section.\n", "CS007"),
+    (".. note::\n\n   One paragraph.\n\n✂   Another paragraph.\n\nAfter.\n", "CS008"),
+    (".. toctree::\n   :maxdepth: 2\n\n   intro\n✂   usage\n\nAfter.\n", "CS008"),
+])
+def test_cut_rules_over_the_rst_structure(text, code):
+    got = [c for c, _ in _codes(text)]
+    assert code in got, got
+
+
+def test_clean_cuts_between_blocks_are_clean():
+    text = "Title\n=====\n\nOne paragraph here.\n\n✂Another paragraph here.\n\n✂.. note::\n\n   A note.\n"
+    assert _codes(text) == []
