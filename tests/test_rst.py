@@ -143,7 +143,7 @@ def test_corpus_spans_and_titles():
 @given(st.lists(st.sampled_from([
     "Title\n=====\n", "para text here.\n", "\n", "   indented\n", ".. note::\n", "- item\n", "::\n",
     "+---+\n", "| a |\n", "=== ===\n", ":f: v\n", ".. code-block:: py\n", "----\n", "\r\n", "x" * 3,
-    "\t", "..\n", "1. one\n",
+    "\t", "..\n", "1. one\n", "\u2028", "\x0c", ".. note::\n=",
 ]), max_size=30))
 def test_property_spans(parts):
     text = "".join(parts)

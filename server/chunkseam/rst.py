@@ -46,6 +46,8 @@ _OPAQUE_DIRECTIVES = frozenset({
     "codeauthor", "default-role", "role", "replace", "unicode", "date", "contents", "sectnum", "header",
     "footer", "class", "program-output", "command-output", "kroki", "asciinema", "youtube",
 })
+#: characters str.splitlines breaks lines at besides \r and \n: spaces for docutils
+_OTHER_BREAKS = {c: " " for c in (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
@@ -323,7 +325,8 @@ def records(text: str) -> tuple:
         for k in range(r[1], last + 1):
             taken[k] = True
     try:
-        doc = _docutils_tree(text)
+        # (docutils splits lines as str.splitlines does; the line numbers here count \r\n, \r and \n only)
+        doc = _docutils_tree(text.translate(_OTHER_BREAKS))
     except Exception:  # noqa: BLE001 - docutils on hostile input: fall back to the raw scan + paragraphs
         doc = None
 
