@@ -204,13 +204,14 @@ def _scan_raw(t: _Text) -> list[list]:
     i = 0
     prev_para_colons = False
     colons_line = -1
+    no_end: dict[int, int] = {}
     while i < t.n:
         if t.blank(i):
             i += 1
             continue
         line = t.line(i)
         ind = t.indent(i)
-        if prev_para_colons and out is not None and _after_colons(t, i):
+        if prev_para_colons and _after_colons(t, i):
             end = t.body_end(i - 1 if i else i, _colon_indent(t, i))
             # the literal block: from this line to the end of the deeper-indented lines
             end = max(end, i)
@@ -257,7 +258,7 @@ def _scan_raw(t: _Text) -> list[list]:
             i = end + 1
             continue
         if _SIMPLE_BORDER.match(line) and " " in line.strip():  # (one column: a section title's overline)
-            end, header = _simple_table(t, i)
+            end, header = _simple_table(t, i, no_end)
             if end > i:
                 out.append(["table", i, end, "", header])
                 prev_para_colons = False
@@ -271,13 +272,13 @@ def _scan_raw(t: _Text) -> list[list]:
     return out
 
 
-def _is_simple_table(t: _Text, i: int) -> bool:
-    end, _ = _simple_table(t, i)
-    return end > i + 1
-
-
-def _simple_table(t: _Text, i: int) -> tuple[int, int]:
-    """(last line, header border line or -1) of a simple table whose top border is line ``i``."""
+def _simple_table(t: _Text, i: int, no_end: dict[int, int]) -> tuple[int, int]:
+    """(last line, header border line or -1) of a simple table whose top border is line ``i``
+    (``i`` when it has no bottom border). ``no_end[indent]``: a line from which no bottom
+    border at that indentation was found (none is found from any later line either)."""
+    ind = t.indent(i)
+    if no_end.get(ind, t.n) <= i:
+        return i, -1
     borders = []
     j = i + 1
     while j < t.n:
@@ -286,6 +287,7 @@ def _simple_table(t: _Text, i: int) -> tuple[int, int]:
             if j + 1 >= t.n or t.blank(j + 1):
                 return j, (borders[0] if len(borders) > 1 else -1)
         j += 1
+    no_end[ind] = i
     return i, -1
 
 
@@ -419,9 +421,12 @@ def records(text: str) -> tuple:
         conts.append([kind, a, t.body_end(a, ind), ind, node, parent])
     # a list's end: the end of its last item
     conts.sort(key=lambda c: (c[1], -c[2]))
+    last_child: dict[int, int] = {}  # id of a docutils node -> the last line of its children here
+    for d in conts:
+        last_child[id(d[5])] = max(last_child.get(id(d[5]), -1), d[2])
     for c in conts:
         if c[0] in ("bullet_list", "ordered_list", "blockquote"):
-            c[2] = max([c[2], *(d[2] for d in conts if d[5] is c[4])])
+            c[2] = max(c[2], last_child.get(id(c[4]), -1))
     allrecs: list[list] = []
     for c in conts:
         allrecs.append([c[0], c[1], c[2], 0, None, "", -1, True])
@@ -456,7 +461,7 @@ def records(text: str) -> tuple:
         out.append(rec)
         if is_cont:
             stack.append(len(out) - 1)
-    # parents must end at or after their children: clip children that overrun
+    # a parent ends at or after its children: a child that runs over extends it
     for rec in out:
         p = rec[5]
         if p is not None and rec[2] > out[p][2]:
