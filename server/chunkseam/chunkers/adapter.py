@@ -47,6 +47,7 @@ from ..tokens import Sizer
 
 ENTRY_POINT_GROUP = "chunkseam.chunkers"
 _NON_SPACE = re.compile(r"\S")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _entry_points_loaded = False
 _CACHE_SIZE = 16
 
@@ -360,7 +361,13 @@ class Adapter:
             raise ValueError(f"{self.name}: option 'approximate' is not needed: its chunks are "
                              "always source spans")
         splitter, built = self.get(sizer, size=size, overlap=overlap, options=options)
-        text = doc.text
+        source = doc.text
+        # lone surrogates (a broken string) cannot be encoded for a library that
+        # runs Rust or a tokenizer: as the built-in strategies do, the library gets
+        # each replaced by U+FFFD, one code point for one, so every offset is the
+        # same in the source; the chunks are spans of the source, sized by the sizer
+        text = _SURROGATE.sub("\ufffd", source)
+        surrogates = text != source
         pieces = self.split(built, text) if text.strip() else []
         rest = {k: v for k, v in options.items() if k not in self.own_options}
         spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
@@ -369,12 +376,12 @@ class Adapter:
         meta = {**self.meta(splitter, built), "offsets": how}
         if how == "approximate":
             meta["approximate"] = True
-        counts = [p.tokens for p in pieces if p.text] if how == "native" else []
+        counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
         for i, (start, end) in enumerate(spans):
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
-                sizer.count(text[start:end])
-            chunks.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=self.name,
+                sizer.count(source[start:end])
+            chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
                                 oversize=self.oversize(tokens, size, splitter, rest),
                                 meta=dict(meta)))
         return chunks
