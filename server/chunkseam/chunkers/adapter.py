@@ -382,11 +382,14 @@ class Adapter:
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
                 sizer.count(source[start:end])
             chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
-                                oversize=self.oversize(tokens, size, splitter, rest),
+                                oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
                                 meta=dict(meta)))
         return chunks
 
-    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any]) -> bool:
+    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
+                 sizer: Sizer | None = None) -> bool:
+        """Is a chunk of ``tokens`` (the sizer's count) over the size? Only when the
+        library's size is in the sizer's unit can it tell."""
         return tokens > size
 
 
