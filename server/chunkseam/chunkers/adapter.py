@@ -183,6 +183,33 @@ def place_backward(text: str, texts: list[str], sizer: Sizer,
     return out
 
 
+def place_least_overlap(text: str, texts: list[str], sizer: Sizer,
+                        overlap: int) -> list[tuple[int, int]] | None:
+    """Spans placed forward, each chunk at the latest occurrence after the previous
+    chunk's start that leaves no text out before it — the least overlap, within
+    ``overlap`` (with the same slack as :func:`place_backward`). On a long run of one
+    character (``>>>>…``) every shift of a chunk is a copy of it: this keeps the
+    chunks end to end where taking the most overlap would leave text out. None
+    when some chunk has no such occurrence."""
+    out: list[tuple[int, int]] = []
+    slack = overlap if sizer.unit == "chars" else overlap + max(4, overlap // 4)
+    prev_start, prev_end = -1, 0
+    for piece in texts:
+        ws = prev_end
+        while ws < len(text) and text[ws].isspace():
+            ws += 1
+        pos = text.rfind(piece, prev_start + 1, ws + len(piece))
+        if pos < 0:
+            return None
+        if pos < prev_end:
+            shared = prev_end - pos if sizer.unit == "chars" else sizer.count(text[pos:prev_end])
+            if shared > slack:
+                return None
+        prev_start, prev_end = pos, pos + len(piece)
+        out.append((prev_start, prev_end))
+    return out
+
+
 class Adapter:
     """One pipeline library, run for real; subclasses fill in the class attributes
     and :meth:`build` / :meth:`split`."""
@@ -342,6 +369,8 @@ class Adapter:
                 # on periodic text the forward search can take too much overlap and
                 # leave text out later; place the chunks again from the end
                 again = place_backward(text, texts, sizer, tracked_overlap)
+                if again is None or gaps(text, again):
+                    again = place_least_overlap(text, texts, sizer, tracked_overlap)
                 if again is not None and not gaps(text, again):
                     spans = again
             return spans, "tracked"
