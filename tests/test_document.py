@@ -321,6 +321,10 @@ def test_kind_precedence():
     assert Document("x", uri="file:///w/pkg/mod%20a.py").kind == "python"
     assert Document("x", uri="untitled:Untitled-1").kind == "markdown"
     assert Document("x", uri="file:///w/a.rs", language_id="markdown").kind == "markdown"
+    # plaintext is an editor's fallback, not a choice: a suffix chunkseam knows wins over it
+    assert kind_for("page.mdx", "plaintext") == "markdown"
+    assert Document("x", uri="file:///w/page.mdx", language_id="plaintext").kind == "markdown"
+    assert kind_for("notes.txt", "plaintext") == "text" and kind_for("LICENSE", "plaintext") == "text"
 
 
 def test_load_missing_path_like_string_raises(tmp_path):

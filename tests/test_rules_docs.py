@@ -40,7 +40,7 @@ def _issues(ex, code):
         return validate_text_only([text[a:b] for a, b in spans_from_cuts(len(text), cuts)], s)
     sizer = CharSizer() if s.unit == "chars" else get_sizer("tokens", s.encoding)
     doc, chunks, _ = marked(ex["body"], kind="python" if ex["lang"] == "python" else "markdown",
-                            sizer=sizer)
+                            path="example.mdx" if ex["lang"] == "mdx" else None, sizer=sizer)
     return validate(doc, chunks, s, sizer=sizer)
 
 

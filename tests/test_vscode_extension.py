@@ -100,7 +100,8 @@ def test_package_contents(vsix: Path) -> None:
     assert not any("node_modules" in n for n in names), "dependencies must be bundled, not shipped"
     assert not any(n.startswith("extension/src/") for n in names), "sources must not be shipped"
     assert manifest["main"] == "./dist/extension.js"
-    assert {"onLanguage:markdown", "onLanguage:python", "onLanguage:plaintext"} <= set(manifest["activationEvents"])
+    assert {"onLanguage:markdown", "onLanguage:python", "onLanguage:plaintext",
+            "onLanguage:mdx"} <= set(manifest["activationEvents"])
     commands = {c["command"] for c in manifest["contributes"]["commands"]}
     assert {"chunkseam.showChunk", "chunkseam.previewDocument", "chunkseam.compareStrategies",
             "chunkseam.restartServer", "chunkseam.toggleBands"} <= commands

@@ -56,6 +56,12 @@ def kind_for(path: str | None = None, language_id: str | None = None) -> str:
     """The document kind (``markdown``, ``python``, ``text`` or ``code``)."""
     if language_id:
         kind = _LANGUAGE_KIND.get(language_id.lower())
+        if kind == "text" and language_id.lower() == "plaintext" and path:
+            # an editor's fallback for a suffix it has no language for (VS Code
+            # without an MDX extension opens page.mdx as plaintext): the suffix knows better
+            by_suffix = _SUFFIX_KIND.get(Path(path).suffix.lower())
+            if by_suffix is not None:
+                return by_suffix
         if kind:
             return kind
         if language_id.lower() in _CODE_LANGUAGES:

@@ -44,11 +44,13 @@ from .document import Document
 from .sentences import segment
 
 LEAF_KINDS = frozenset(
-    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr"}
+    {"heading", "paragraph", "fence", "code", "table", "html_block", "front_matter", "hr", "esm"}
 )
-CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote"})
+CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote", "jsx"})
+#: MDX blocks (see :mod:`chunkseam.mdx`): ``esm`` is a leaf, ``jsx`` a container
+MDX_KINDS = frozenset({"esm", "jsx"})
 #: blocks a chunker keeps whole and a cut must not fall inside
-ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block"})
+ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm"})
 
 
 @dataclass(slots=True)
@@ -87,27 +89,32 @@ class Block:
 _parsers = local()
 
 
-def _parser():
-    """This thread's markdown-it parser. A MarkdownIt instance is not safe to
+def _parser(mdx: bool = False):
+    """This thread's markdown-it parser (with the MDX rules when ``mdx``). A MarkdownIt instance is not safe to
     share between threads (its rule chains are compiled lazily on first use),
     and one lock for all would make a tiny document wait behind the parse of
     a large one in another worker; so each thread builds its own, once."""
-    md = getattr(_parsers, "md", None)
+    attr = "mdx" if mdx else "md"
+    md = getattr(_parsers, attr, None)
     if md is None:
         from markdown_it import MarkdownIt
         from mdit_py_plugins.front_matter import front_matter_plugin
 
         md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+        if mdx:
+            from .mdx import mdx_plugin
+
+            md.use(mdx_plugin)
         md.block.ruler.getRules("")  # compile the rule chains now, in this thread
         md.core.ruler.getRules("")
-        _parsers.md = md
+        setattr(_parsers, attr, md)
     return md
 
 
-def _block_tokens(text: str):
+def _block_tokens(text: str, mdx: bool = False):
     from markdown_it.rules_core import StateCore, block, normalize
 
-    state = StateCore(text, _parser(), {})
+    state = StateCore(text, _parser(mdx), {})
     normalize(state)
     block(state)
     return state.tokens
@@ -200,9 +207,11 @@ def _wrapper_lines(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def _parse_segment(text: str) -> tuple[tuple, ...]:
-    """Blocks of one segment as tuples with offsets relative to ``text``."""
-    wrappers = _wrapper_lines(text)
+def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
+    """Blocks of one segment as tuples with offsets relative to ``text``
+    (``mdx``: JSX elements are parsed by :mod:`chunkseam.mdx`, with their
+    Markdown children, so no wrapper lines are blanked)."""
+    wrappers = [] if mdx else _wrapper_lines(text)
     original = text
     if wrappers:
         # same length, same line breaks: the wrapper lines read as blank lines
@@ -212,7 +221,7 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
             last = e
         parts.append(text[last:])
         text = "".join(parts)
-    tokens = _block_tokens(text)
+    tokens = _block_tokens(text, mdx)
     lines = _Lines(text)
     out: list[list] = []
     stack: list[int] = []  # indices into out of open containers
@@ -265,6 +274,9 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
                 rec[3] = int(tok.tag[1]) if tok.tag[:1] == "h" else 1
             elif kind in ("bullet_list", "ordered_list", "list_item"):
                 rec[7] = tok.markup
+            elif kind == "jsx":
+                rec[7] = tok.info
+                rec[10] = tok.meta["closed"]
             if kind in ("list_item", "blockquote"):
                 # the marker is consumed for the blocks that open on the same line
                 j = start
@@ -295,7 +307,7 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
                     table = None
                     rec[8] = [(s, e) for _, s, e in rec[8]]
         elif tok.nesting == 0 and tok.map is not None and tok.type != "inline":
-            kind = {"code_block": "code", "front_matter": "front_matter"}.get(ttype, ttype)
+            kind = {"code_block": "code", "mdx_esm": "esm"}.get(ttype, ttype)
             if kind not in LEAF_KINDS:
                 continue
             first = tok.map[0]
@@ -308,6 +320,8 @@ def _parse_segment(text: str) -> tuple[tuple, ...]:
                 rec[10] = _fence_closed(tok, lines, lst)
             elif kind == "html_block":
                 rec[10] = _html_closed(tok.content)
+            elif kind == "esm":
+                rec[10] = tok.meta["closed"]
             out.append(rec)
         elif ttype == "inline" and stack and out[stack[-1]][0] == "heading":
             out[stack[-1]][4] = _plain_title(tok.content)
@@ -489,7 +503,7 @@ class _Seg:
                        if nlines is None else nlines)
         #: ends inside a top-level fence or HTML block (which would swallow
         #: the anchor heading that starts the next segment)
-        self.open_end = any(r[6] == 0 and r[0] in ("fence", "html_block") and not r[10]
+        self.open_end = any(r[6] == 0 and r[0] in ("fence", "html_block", "jsx", "esm") and not r[10]
                             for r in recs)
         self._index: tuple | None = None
         self._children: dict[int, list[int]] | None = None
@@ -601,16 +615,18 @@ class _SegmentCache:
     def __init__(self, max_bytes: int = SEGMENT_CACHE_BYTES) -> None:
         self.lru = ByteLRU("segments", max_bytes)
 
-    def get(self, text: str) -> _Seg:
-        key = text_key(text)
+    def get(self, text: str, mdx: bool = False) -> _Seg:
+        key = (text_key(text), True) if mdx else text_key(text)
         hit = self.lru.get(key)
         if hit is not None:
             return hit
-        value = _Seg(_parse_segment(text), text)
+        value = _Seg(_parse_segment(text, True) if mdx else _parse_segment(text), text)
         return self.lru.put(key, value, 200 + _BYTES_PER_BLOCK * value.n + len(text) // 8)
 
     def forget(self, text: str) -> int:
-        return self.lru.forget(text_key(text))
+        """Drop the parses of ``text`` (as Markdown and as MDX); how many there were."""
+        key = text_key(text)
+        return self.lru.forget(key) + self.lru.forget((key, True))
 
     def clear(self) -> None:
         self.lru.clear()
@@ -623,10 +639,11 @@ class _Segmentation:
     """The segments of one text: their starts and parses, and the anchors
     and front-matter end they were cut by (kept to update them after an edit)."""
 
-    __slots__ = ("starts", "segs", "anchors", "skip_to", "updated")
+    __slots__ = ("starts", "segs", "anchors", "skip_to", "updated", "mdx")
 
     def __init__(self, starts: list[int], segs: list[_Seg], anchors: list[int],
-                 skip_to: int, updated: bool = False) -> None:
+                 skip_to: int, updated: bool = False, mdx: bool = False) -> None:
+        self.mdx = mdx
         self.starts = starts
         self.segs = segs
         self.anchors = anchors
@@ -635,23 +652,24 @@ class _Segmentation:
         self.updated = updated
 
 
-def _segments(text: str) -> tuple[list[int], list[_Seg]]:
+def _segments(text: str, mdx: bool = False) -> tuple[list[int], list[_Seg]]:
     """The segments of ``text``: their start offsets and parses."""
-    seg = _segment_all(text)
+    seg = _segment_all(text, mdx)
     return seg.starts, seg.segs
 
 
-def _segment_all(text: str) -> _Segmentation:
+def _segment_all(text: str, mdx: bool = False) -> _Segmentation:
     skip_to = _skip_to(text)
     anchors = _anchors_in(text, 0, len(text) + 1, skip_to)
     starts: list[int] = []
     segs: list[_Seg] = []
-    _segment_run(text, [0, *anchors, len(text)], 0, starts, segs)
-    return _Segmentation(starts, segs, anchors, skip_to)
+    _segment_run(text, [0, *anchors, len(text)], 0, starts, segs, mdx=mdx)
+    return _Segmentation(starts, segs, anchors, skip_to, mdx=mdx)
 
 
 def _segment_run(text: str, bounds: list[int], i: int, starts: list[int], segs: list[_Seg],
-                 sync: Callable[[int], tuple[list[int], list[_Seg]] | None] | None = None) -> None:
+                 sync: Callable[[int], tuple[list[int], list[_Seg]] | None] | None = None,
+                 mdx: bool = False) -> None:
     """Cut ``text`` into segments from ``bounds[i]`` on, appending to
     ``starts``/``segs``; ``sync(start)`` may hand over the rest (the
     segments of an older version that are known to follow from there)."""
@@ -668,7 +686,7 @@ def _segment_run(text: str, bounds: list[int], i: int, starts: list[int], segs: 
         step = 1
         while True:
             seg_text = text[seg_start : bounds[j]]
-            seg = _SEGMENTS.get(seg_text)
+            seg = _SEGMENTS.get(seg_text, mdx)
             if j < last and seg.open_end:
                 # merge with the following segments; growing the step
                 # geometrically keeps an early unclosed fence from making the
@@ -733,8 +751,8 @@ def _resegment(text: str, old: _Segmentation, a: int, b: int,
             return ([x + delta for x in S[k:]] if delta else S[k:], old.segs[k:])
         return None
 
-    _segment_run(text, bounds, bisect_left(bounds, r), starts, segs, sync)
-    return _Segmentation(starts, segs, anchors, skip_to, updated=True)
+    _segment_run(text, bounds, bisect_left(bounds, r), starts, segs, sync, mdx=old.mdx)
+    return _Segmentation(starts, segs, anchors, skip_to, updated=True, mdx=old.mdx)
 
 
 def _make_block(rec: tuple, seg_start: int, line_base: int, index_base: int, i: int) -> Block:
@@ -758,9 +776,10 @@ def _make_block(rec: tuple, seg_start: int, line_base: int, index_base: int, i: 
     )
 
 
-def parse_blocks(text: str) -> list[Block]:
-    """All blocks of ``text`` in document order (pre-order), offsets absolute."""
-    starts, segs = _segments(text)
+def parse_blocks(text: str, mdx: bool = False) -> list[Block]:
+    """All blocks of ``text`` in document order (pre-order), offsets absolute
+    (``mdx``: with the MDX rules of :mod:`chunkseam.mdx`)."""
+    starts, segs = _segments(text, mdx)
     blocks: list[Block] = []
     line_base = 0
     for seg_start, seg in zip(starts, segs):
@@ -792,15 +811,19 @@ class Structure:
         self.text = doc.text
         self._segmentation: _Segmentation | None = None
         if doc.kind == "markdown":
+            from .mdx import is_mdx
+
+            mdx = is_mdx(doc.path, doc.uri, doc.language_id)
             seg = None
             for ancestor, a, b, inserted in doc.lineage():
                 prev = ancestor.memoised("structure")
-                if isinstance(prev, Structure) and prev._segmentation is not None:
+                if (isinstance(prev, Structure) and prev._segmentation is not None
+                        and prev._segmentation.mdx == mdx):
                     # an edit of a version whose structure is known: update it
                     seg = _resegment(doc.text, prev._segmentation, a, b, inserted)
                     break
             if seg is None:
-                seg = _segment_all(doc.text)
+                seg = _segment_all(doc.text, mdx)
             self._segmentation = seg
             self._seg_starts, self._segs = seg.starts, seg.segs
         else:

@@ -75,8 +75,8 @@ Per rule (offsets are absolute string offsets into the document):
   "braces" | "html" | "link_definition" | "emphasis"}`` (+ ``"paragraph"``).
 * CS007 ``{"fix": "move-heading", "heading": [s, e], "body": body_start}`` —
   the heading belongs with the body that starts at ``body``.
-* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block"}``; for HTML
-  also ``"element": [s, e]``, the tag, comment or element the cut leaves open.
+* CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block" | "esm" | "jsx"}``; for
+  HTML also ``"element": [s, e]``, the tag, comment or element the cut leaves open.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
   CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
   CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.

@@ -283,6 +283,20 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _finish(ctx, "CS008", cut, words, b.start, b.end,
                            hint="keep the HTML element in one chunk", block=[b.start, b.end],
                            kind="html_block", element=[s, e])
+        if b.kind == "esm":
+            return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
+                           hint="keep the import/export statements in one chunk",
+                           block=[b.start, b.end], kind="esm")
+    # a JSX element: reported when the cut falls in its own markup or between
+    # its children; a cut inside a child block (a paragraph, a fence …) is
+    # judged by that block's rule, as Markdown anywhere else
+    jsx = [b for b in where.blocks if b.kind == "jsx"]
+    if jsx and not any(b.is_leaf for b in where.blocks):
+        b = jsx[-1]
+        tag = f"<{b.info}>" if b.info else "<>"
+        return _finish(ctx, "CS008", cut, f"inside the JSX element {tag}", b.start, b.end,
+                       hint=f"keep the {tag} element in one chunk", block=[b.start, b.end],
+                       kind="jsx")
     return None
 
 

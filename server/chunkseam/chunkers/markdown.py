@@ -78,12 +78,12 @@ from . import register
 name = "markdown"
 description = (
     "one chunk per heading section with its heading path; big sections split at blocks, "
-    "then sentences; code, tables, list items, front matter and HTML never cut"
+    "then sentences; code, tables, list items, front matter, HTML and MDX import/export never cut"
 )
 
 #: block kinds kept whole (a chunk of their own when over budget)
 ATOMIC = frozenset(
-    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item"}
+    {"fence", "code", "table", "front_matter", "html_block", "hr", "heading", "list_item", "esm"}
 )
 #: a section (in tokens mode) longer than this many characters per unit of
 #: ``size`` is first counted by its blocks rather than as a whole (prose runs
@@ -418,6 +418,9 @@ class _Run:
         if not kids:  # a container without children (an empty list item …)
             out.append(Atom(start, block.end, count))
             return
+        if block.kind == "jsx":
+            self.jsx_atoms(block, start, kids, out, lead)
+            return
         for kid in kids:
             if kid.kind == "heading":  # a heading in a block quote: glued like any other
                 h = self.head(kid.start, out)
@@ -426,6 +429,37 @@ class _Run:
                 continue
             self.atoms_of(kid, out, lead)
             lead = None
+
+    def jsx_atoms(self, block: Block, start: int, kids: list[Block], out: list[Atom],
+                  lead: int | None) -> None:
+        """An MDX JSX element too big for one chunk: split between its
+        children, its opening tag glued to the first child and its closing tag
+        kept with the last one when they fit together (no chunk is only
+        ``<Tab title="…">`` or ``</Tab>``). Cuts between the children are still
+        cuts inside the element (CS008 reports them)."""
+        text = self.text
+        measure = self.measure
+        open_end = rstrip_end(text, kids[0].start, start)
+        if open_end > start:
+            out.append(Atom(start, open_end, measure(text[start:open_end]), True))
+            lead = None
+        for kid in kids:
+            self.atoms_of(kid, out, lead)
+            lead = None
+        close_start = kids[-1].end
+        while close_start < block.end and text[close_start].isspace():
+            close_start += 1
+        if close_start >= block.end:
+            return
+        last = out[-1]
+        if last.end <= close_start:
+            joined = measure(text[last.start : block.end])
+            # (a child already over the size takes its closing tag too: a
+            # chunk of only ``</Tab>`` is worth nothing)
+            if joined <= self.size or last.count > self.size:
+                out[-1] = Atom(last.start, block.end, joined, last.glue)
+                return
+        out.append(Atom(close_start, block.end, measure(text[close_start : block.end])))
 
     def words(self, start: int, end: int) -> list[tuple[int, int]]:
         """Word spans of ``text[start:end]`` where a chunk may be cut: never

@@ -1,0 +1,106 @@
+"""Throughput per file kind beside the floor of that kind's parser, in one run.
+
+For each kind with files in ../shared/corpus (``*.md`` and ``*.mdx`` under
+markdown/), chunk every file with the strategy it is routed to (``markdown``
+at 256 cl100k tokens) and print MB/s (UTF-8 megabytes of input per CPU second
+of this single-threaded process). In the same run, the floor: the kind's
+parser alone plus tiktoken encode of the same text — markdown-it-py
+(commonmark + table + front matter) for Markdown, the same with the MDX rules
+of ``chunkseam.mdx`` for MDX — and the ratio strategy / floor (target >= 0.5x).
+
+Every pass starts cold (segment-parse, section and sentence caches cleared,
+new Document objects); passes are interleaved and the best of ``--repeat``
+is kept, with the garbage collector run before and paused during each pass.
+
+    python benchmarks/bench_filekinds.py [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+SIZE = 256
+#: kind -> (glob under the corpus, file name for the Document)
+KINDS = {"markdown": ("markdown/**/*.md", "doc.md"), "mdx": ("markdown/**/*.mdx", "doc.mdx")}
+
+
+def cold() -> None:
+    import importlib
+
+    from chunkseam.chunkers import markdown
+
+    importlib.import_module("chunkseam.sentences").clear_caches()
+    importlib.import_module("chunkseam.structure")._SEGMENTS.clear()
+    markdown.clear_caches()
+
+
+def best(fn: Callable[[], None], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        cold()
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.process_time()
+            fn()
+            times.append(time.process_time() - t0)
+        finally:
+            gc.enable()
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="passes per measurement (best kept)")
+    args = parser.parse_args(argv)
+
+    from chunkseam import tokens
+    from chunkseam.chunkers import get
+    from chunkseam.document import Document
+    from chunkseam.mdx import mdx_plugin
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    encoding = tokens.get_encoding("cl100k_base")
+    parsers = {
+        "markdown": MarkdownIt("commonmark").enable("table").use(front_matter_plugin),
+        "mdx": MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(mdx_plugin),
+    }
+    strategy = get("markdown")
+    print(f"settings: markdown strategy at {SIZE} tokens (cl100k_base); best of {args.repeat} cold passes")
+    print(f"{'kind':10} {'files':>6} {'MB':>7} {'floor MB/s':>11} {'strategy MB/s':>14} {'ratio':>6}")
+    for kind, (pattern, name) in KINDS.items():
+        files = sorted(CORPUS.glob(pattern))
+        if not files:
+            print(f"{kind:10} no files at {CORPUS / pattern}")
+            continue
+        texts = [f.read_text(encoding="utf-8") for f in files]
+        mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+        md = parsers[kind]
+
+        def floor(texts: list[str] = texts, md=md) -> None:
+            for t in texts:
+                md.parse(t)
+                encoding.encode_ordinary(t)
+
+        def chunk(texts: list[str] = texts, name: str = name) -> None:
+            sizer = tokens.get_sizer("tokens", "cl100k_base")
+            for t in texts:
+                strategy.chunk(Document(t, path=name), sizer, size=SIZE, overlap=0)
+
+        f = best(floor, args.repeat)
+        c = best(chunk, args.repeat)
+        print(f"{kind:10} {len(files):6} {mb:7.2f} {mb / f:11.2f} {mb / c:14.2f} {f / c:5.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
