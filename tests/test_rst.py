@@ -13,10 +13,10 @@ import pytest_lsp
 from chunkseam.document import Document, kind_for
 from chunkseam.rst import records
 from chunkseam.settings import Settings
+from chunkseam.structure import structure
 from chunkseam.tokens import get_sizer
 from chunkseam.validate import validate
 from cutkit import marked
-from chunkseam.structure import structure
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
