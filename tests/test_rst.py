@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import subprocess
@@ -275,3 +276,28 @@ def test_cut_rules_over_the_rst_structure(text, code):
 def test_clean_cuts_between_blocks_are_clean():
     text = "Title\n=====\n\nOne paragraph here.\n\n✂Another paragraph here.\n\n✂.. note::\n\n   A note.\n"
     assert _codes(text) == []
+
+
+def test_suppression_quick_fix_writes_an_rst_comment():
+    from chunkseam import fixes
+    from chunkseam.checks import suppress
+
+    text = "Title\n=====\n\nThe first sentence runs on here.\n"
+    doc = Document(text, path="t.rst")
+    issue = next(i for i in validate(*marked("Title\n=====\n\nThe first sentence runs ✂on here.\n",
+                                             path="t.rst")[:2], Settings(), sizer=get_sizer("chars")))
+    assert fixes.disable_line(doc, issue) is None  # a comment line would end the paragraph
+    title, edits = fixes.disable_file(doc, issue)
+    assert title == f"Disable {issue.code} for this file"
+    new = edits[0].text + text
+    assert new.startswith(f".. chunkseam-disable-file {issue.code}\n\n")
+    parsed = suppress.parse(Document(new, path="t.rst"))
+    assert parsed and parsed[0].kind == "file"
+    # the comment is its own block, not part of the title
+    assert [b.kind for b in _blocks(new)][:2] == ["explicit", "heading"]
+    # a second rule joins the comment that is there
+    other = dataclasses.replace(issue, code="CS007")
+    _, more = fixes.disable_file(Document(new, path="t.rst"), other)
+    e = more[0]
+    assert (new[: e.start] + e.text + new[e.end :]).startswith(f".. chunkseam-disable-file {issue.code} CS007\n\n")
+    assert fixes.disable_file(Document(new, path="t.rst"), issue) is None  # already disabled

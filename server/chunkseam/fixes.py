@@ -48,6 +48,7 @@ _ATX = re.compile(r"^#{1,6}(?:[ \t]|$)")
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+")
 _LIST = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])([ \t]+|$)")
 _MD_NEXT_LINE = re.compile(r"^(\s*(?:>\s?)*\s*)<!--\s*chunkseam-disable-next-line\b([^>]*?)\s*-->\s*$")
+_RST_FILE = re.compile(r"^\.\.[ \t]+chunkseam-disable-file\b([^\r\n]*?)\s*$")
 _MD_FILE = re.compile(r"^<!--\s*chunkseam-disable-file\b([^>]*?)\s*-->\s*$")
 _PY_IGNORE = re.compile(r"#\s*chunkseam:\s*ignore\[([^\]]*)\]")
 _PY_FILE = re.compile(r"#\s*chunkseam:\s*ignore-file\[([^\]]*)\]")
@@ -430,6 +431,10 @@ def disable_line(doc: Document, issue: Issue) -> tuple[str, list[Edit]] | None:
     nl = _eol(text)
     code = issue.code
     title = f"Disable {code} for this line"
+    from .rst import is_rst
+
+    if is_rst(doc.path, doc.uri, doc.language_id):
+        return None  # a comment line inside a paragraph would end it: "for this file" only
     if doc.kind in ("markdown", "text"):
         line = doc.line_of(anchor(issue))
         if issue.cut is not None and issue.cut == doc.line_start(line) and line > 0 and issue.start < issue.cut:
@@ -492,6 +497,19 @@ def disable_file(doc: Document, issue: Issue) -> tuple[str, list[Edit]] | None:
         return title, [Edit(pos, pos, f"# chunkseam: ignore-file[{code}]{nl}")]
     if doc.kind not in ("markdown", "text"):
         return None
+    from .rst import is_rst
+
+    if is_rst(doc.path, doc.uri, doc.language_id):
+        # a reStructuredText comment, a block of its own (a blank line after it)
+        for ln in range(min(5, doc.line_count)):
+            m = _RST_FILE.match(doc.line_text(ln))
+            if m:
+                codes = m.group(1).split()
+                if code in codes or not codes:
+                    return None
+                ins = doc.line_end(ln) - (len(doc.line_text(ln)) - len(doc.line_text(ln).rstrip()))
+                return title, [Edit(ins, ins, " " + code)]
+        return title, [Edit(0, 0, f".. chunkseam-disable-file {code}{nl}{nl}")]
     top = _front_matter_end(text) if doc.kind == "markdown" else 0
     line = doc.line_of(top)
     for ln in range(line, min(line + 5, doc.line_count)):
