@@ -201,15 +201,25 @@ class CodeChunker:
         if not text.strip():
             return []
         language = language_of(doc, options.get("language"))
-        if language != "python":
-            reason = "not Python" if language is None else f"{language} is chunked by separators"
-            return _fallback(doc, sizer, size, overlap, language, reason)
-        ps = python_structure(doc)
+        if language == "python":
+            ps: PyStructure = python_structure(doc)
+        else:
+            from ..tsstructure import code_language, missing_reason, ts_structure
+
+            ts_lang = code_language(doc) if language in (None, "js", "ts") else language
+            ts = ts_structure(doc, ts_lang) if ts_lang else None
+            if ts is None:
+                reason = (missing_reason(ts_lang) if ts_lang in ("js", "ts", "tsx", "go",
+                                                                 "rust", "java")
+                          else "not Python" if language is None
+                          else f"{language} is chunked by separators")
+                return _fallback(doc, sizer, size, overlap, language, reason)
+            ps = ts
         if not ps.ok:
             where = f" (line {ps.error_line})" if ps.error_line else ""
-            return _fallback(doc, sizer, size, overlap, "python", f"{ps.error}{where}")
+            return _fallback(doc, sizer, size, overlap, language, f"{ps.error}{where}")
         if not ps.module:  # only comments
-            return _fallback(doc, sizer, size, overlap, "python", "no statements")
+            return _fallback(doc, sizer, size, overlap, language, "no statements")
         measure = make_measure(sizer)
         run = _Run(doc, ps, size, measure)
         spans: list[list] = []
