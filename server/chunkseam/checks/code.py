@@ -67,8 +67,9 @@ def split_definition(ctx: Context, cut: Cut, where: Where | None = None) -> Issu
     label = getattr(py, "label_of", None)
     if label is not None:  # tree-sitter: the language's own word (impl block, trait …)
         kind = label(d)
-        parent = py.label_of(py.definitions[d.parent]) if d.parent is not None else "class"
-        hint = f"cut before or after {name}, or between two members of its {parent}"
+        hint = f"cut before or after {name}"
+        if d.parent is not None:
+            hint += f", or between two members of its {label(py.definitions[d.parent])}"
     else:
         kind = "class" if d.kind == "class" else "function"
         hint = f"cut before or after {name}, or between two members of its class"
