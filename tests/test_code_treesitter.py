@@ -4,7 +4,9 @@ by definitions, CS201/CS202 per language, and the fallback without the extra."""
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -257,3 +259,13 @@ def test_cli_lint_reports_a_split_method_and_the_code_strategy_does_not(tmp_path
     assert rc == 1 and "CS201 [split-definition]" in out and "inside method Big.run" in out
     rc, out, _ = cli_run(capsys, "lint", "--chunker", "code", "--size", "60", str(path))
     assert "CS201" not in out and "CS202" not in out, out
+
+
+def test_lint_of_a_directory_picks_up_code_files(tmp_path, capsys):
+    for name in ("main.go", "lib.rs", "App.java", "a.ts", "b.tsx", "c.js", "d.mjs"):
+        (tmp_path / name).write_text("// a file\n")
+    (tmp_path / "data.bin").write_text("x\n")
+    rc, out, _ = cli_run(capsys, "lint", "--format", "json", str(tmp_path))
+    assert rc == 0, out
+    files = {Path(f["path"]).name for f in json.loads(out)["files"]}
+    assert files == {"main.go", "lib.rs", "App.java", "a.ts", "b.tsx", "c.js", "d.mjs"}
