@@ -269,3 +269,19 @@ def test_lint_of_a_directory_picks_up_code_files(tmp_path, capsys):
     assert rc == 0, out
     files = {Path(f["path"]).name for f in json.loads(out)["files"]}
     assert files == {"main.go", "lib.rs", "App.java", "a.ts", "b.tsx", "c.js", "d.mjs"}
+
+
+def test_suppression_comments_in_code():
+    text = "function f(a) { // chunkseam: ignore[CS201]\n  const x = 1;\n✂  return x;\n}\n"
+    doc, chunks, _ = marked(text, kind="code", path="a.js")
+    assert [i.code for i in validate(doc, chunks, S)] == []
+    text = "fn f() {\n    let s = \"a b ✂c\";\n}\n"
+    doc, chunks, _ = marked(text, kind="code", path="a.rs")
+    assert [i.code for i in validate(doc, chunks, S)] == ["CS202"]
+    doc, chunks, _ = marked("/* chunkseam: ignore-file[CS202] */\n" + text, kind="code",
+                            path="a.rs")
+    assert [i.code for i in validate(doc, chunks, S)] == []
+    # the same words inside a string suppress nothing
+    text = 'func F() {\n\ts := "// chunkseam: ignore[CS201]"\n✂\t_ = s\n}\n'
+    doc, chunks, _ = marked(text, kind="code", path="a.go")
+    assert [i.code for i in validate(doc, chunks, S) if i.cut is not None] == ["CS201"]

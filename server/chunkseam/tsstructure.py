@@ -207,6 +207,7 @@ class TSStructure(PyStructure):
         self.module_docstring = None
         self.definitions: list[Definition] = []
         self.labels: list[str] = []  # per definition: "function", "impl block" …
+        self.comments: list[tuple[int, int]] = []  # comment spans (suppressions)
         self.strings: list[StringLiteral] = []
         self._string_starts: list[int] = []
         self._children: dict[int | None, list[Definition]] = {}
@@ -417,14 +418,18 @@ class TSStructure(PyStructure):
                          unit.line, self._line_of(end), unit.definition)
 
     def _strings_of(self, root) -> None:
+        """String literals and comments, in order (neither is descended into)."""
         pos, kinds = self._pos, self.rules.strings
         out: list[StringLiteral] = []
+        comments: list[tuple[int, int]] = []
         cursor = root.walk()
         visited_children = False
         while True:
             node = cursor.node
             if not visited_children:
-                if node.type in kinds:
+                if "comment" in node.type:
+                    comments.append((pos(node.start_byte), pos(node.end_byte)))
+                elif node.type in kinds:
                     s, e = pos(node.start_byte), pos(node.end_byte)
                     if e - s > 1:
                         triple = self.text.startswith(('"""', "r#"), s)
@@ -440,6 +445,7 @@ class TSStructure(PyStructure):
                 break
         self.strings = out
         self._string_starts = [s.start for s in out]
+        self.comments = comments
 
     # -- lookups ----------------------------------------------------------------------
     def label_of(self, d: Definition) -> str:
