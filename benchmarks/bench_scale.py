@@ -114,6 +114,7 @@ def main() -> None:
         print(f"load average {load:.1f} on {os.cpu_count()} CPUs")
         (one, c1), (two, c2) = (wall(["lint", *target, "--no-cache", "--jobs", j], a.repeat) for j in ("1", "2"))
         print(f"lint --jobs 1   {one:7.2f} s wall  {c1:6.2f} s CPU  {mb / one:5.2f} MB/s")
+        one_cpu = c1
         print(f"lint --jobs 2   {two:7.2f} s wall  {c2:6.2f} s CPU  {mb / two:5.2f} MB/s   "
               f"speed-up {one / two:.2f}x (target >= 1.7x)")
 
@@ -160,6 +161,10 @@ def main() -> None:
             print(f"audit {a.dask_lines:,} lines: single process {w1:6.1f} s wall ({c1:5.1f} s CPU), "
                   f"Dask LocalCluster(2) {w2:6.1f} s wall ({c2:5.1f} s CPU, client and local workers), "
                   f"ratio {w1 / w2:.2f}x; a LocalCluster starts and stops in {started:.1f} s")
+            lw2, lc2, _ = measure(["lint", *target, "--no-cache", "--scheduler", "local", "--jobs", "2"])
+            print(f"lint {len(files)} files: single process {one:6.1f} s wall ({one_cpu:5.1f} s CPU), "
+                  f"Dask LocalCluster(2) {lw2:6.1f} s wall ({lc2:5.1f} s CPU, client and local workers), "
+                  f"ratio {one / lw2:.2f}x")
         dump.unlink()
 
         for n in (int(x) for x in a.lines.split(",")):

@@ -321,6 +321,12 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    default=os.environ.get("CHUNKSEAM_NO_CACHE", "").lower() in ("1", "true", "yes"),
                    help="neither read nor write the cache (also: CHUNKSEAM_NO_CACHE=1)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+                   help="lint on a Dask cluster: tcp://HOST:8786, or 'local' for a local cluster of "
+                        "--jobs workers (default: $DASK_SCHEDULER_ADDRESS; needs chunkseam[dask])")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="with --scheduler: write the full records to parts (part-NNNNN.jsonl or .sarif) "
+                        "and summary.json in DIR (a path or an fsspec URL) instead of the report")
     fx = p.add_mutually_exclusive_group()
     fx.add_argument("--fix", action="store_true",
                     help="apply the fixes that are verified to remove their issue without adding "
@@ -684,6 +690,12 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
     finally:
         if out is not None and out is not sys.stdout:
             out.close()
+    return _exit_code(args, bool(errors), bool(fails), summary)
+
+
+def _exit_code(args: argparse.Namespace, errors: bool, fails: bool, summary: Summary) -> int:
+    """2 when something could not be checked, 1 for issues at ``--fail-on`` or a rate over
+    ``--max-rate``, else 0 (ruff's exit codes)."""
     if errors:
         return EXIT_ERROR
     if fails:
@@ -697,6 +709,8 @@ def _finish(args: argparse.Namespace, results: Iterable[FileResult], errors: lis
 def cmd_lint(args: argparse.Namespace) -> int:
     from .discover import discover
 
+    if args.scheduler:
+        _refuse_on_cluster(args)
     if _reads_stdin(args, args.paths):
         # settings, routing and per-file ignores as for the file --stdin-filename names
         cache = SettingsCache(args)
@@ -729,6 +743,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
                                        for r in resolved_files))[:5]:
             eprint(line)
+    if args.scheduler:
+        return _lint_on_cluster(args, items, errors, top)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
         code = _fix_files(args, items, errors)
         if args.diff:
@@ -738,6 +754,69 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if func is lint_cached:
         results = _check_on_first_miss(results, top)
     return _finish(args, _progress(results, len(items), args, "linting"), errors)
+
+
+def _refuse_on_cluster(args: argparse.Namespace) -> None:
+    """``lint --scheduler``: the options a cluster run cannot honour, refused before any work."""
+    if _reads_stdin(args, args.paths):
+        raise UsageError("error: --scheduler lints files and directories, not stdin")
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        raise UsageError("error: --fix and --diff rewrite local files; they are not available with --scheduler "
+                         "(run them without it)")
+    if args.cache_dir:
+        raise UsageError("error: --cache-dir is not available with --scheduler (a cluster run does not use "
+                         "the result cache)")
+    if args.output_dir:
+        if args.format not in ("text", "jsonl", "sarif"):
+            raise UsageError(f"error: --output-dir writes JSON Lines or SARIF parts; --format {args.format} "
+                             "is not available with it (use text, jsonl or sarif)")
+        if args.baseline or args.write_baseline or args.statistics or args.output:
+            raise UsageError("error: --baseline, --write-baseline, --statistics and --output are not "
+                             "available with --output-dir (the records go to the parts; drop --output-dir "
+                             "for a report built on the client)")
+
+
+def _lint_on_cluster(args: argparse.Namespace, items: list[tuple[str, Settings]],
+                     errors: list[dict[str, Any]], top: Settings) -> int:
+    """``lint --scheduler``: batches of files (their bytes, read here) linted on Dask workers.
+    Without --output-dir the results come back in order and make the usual report; with it each
+    batch writes its part and only summaries come back, merged here."""
+    from . import report
+    from .cluster import connect, lint_on_cluster, make_output_dir, merge, write_summary
+
+    _check_tokenizer(top)
+    out_dir = args.output_dir
+    if out_dir and "://" not in out_dir:
+        out_dir = str(Path(out_dir).absolute())  # the workers' working directory is not ours
+    fmt = "sarif" if args.format == "sarif" else "jsonl"
+    try:
+        if out_dir:
+            make_output_dir(out_dir)
+        with connect(args.scheduler, args.jobs) as client:
+            answers = lint_on_cluster(client, items, out_dir, fmt, args.fail_on)
+            if not out_dir:
+                results = (r for batch in answers for r in batch)
+                return _finish(args, _progress(results, len(items), args, "linting"), errors)
+            parts = list(answers)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise UsageError(f"error: {exc}") from None
+    summary, _, part_errors, fails, _ = merge(parts)
+    for e in part_errors:
+        eprint(error_line(e["path"], e["message"]))
+    errors.extend(part_errors)
+    write_summary(out_dir, {"summary": summary.to_dict(), "errors": errors,
+                            "parts": [p.part for p in sorted(parts, key=lambda p: p.index)]})
+    eprint(f"wrote the records to {args.output_dir} ({'SARIF' if fmt == 'sarif' else 'JSON Lines'} "
+           "parts and summary.json)")
+    print(report.summary_line(summary))
+    if errors:
+        return EXIT_ERROR
+    if fails:
+        return EXIT_ISSUES
+    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
+        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
+        return EXIT_ISSUES
+    return EXIT_OK
 
 
 def _check_on_first_miss(results: Iterable[FileResult], settings: Settings):
@@ -1220,14 +1299,7 @@ def _audit_on_cluster(args: argparse.Namespace, settings: Settings, dump_name: s
            "parts and summary.json)")
     print(report.summary_line(summary, noun="document"))
     print(f"{modes.get('source-aware', 0)} documents checked source-aware, {modes.get('text-only', 0)} text-only")
-    if errors:
-        return EXIT_ERROR
-    if fails:
-        return EXIT_ISSUES
-    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
-        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
-        return EXIT_ISSUES
-    return EXIT_OK
+    return _exit_code(args, bool(errors), bool(fails), summary)
 
 
 def _dump_items(stream, on_error, dump_name: str):

@@ -18,11 +18,15 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-__all__ = ["PartResult", "audit_range", "count_lines", "merge", "split_ranges"]
+__all__ = ["PartResult", "audit_range", "connect", "count_lines", "lint_batch", "lint_on_cluster",
+           "make_output_dir", "merge", "split_ranges", "write_summary"]
 
 #: a range is at most this many bytes (a worker holds one range in memory)
 MAX_RANGE = 32 * 1024 * 1024
@@ -276,14 +280,7 @@ def merge(parts: list[PartResult]) -> tuple[Any, dict[str, int], list[dict[str, 
     return total, modes, errors, fails, grouped
 
 
-def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, source_root: str | None,
-        allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str,
-        on_shuffle: Any = None) -> tuple[Any, dict[str, int], list[dict[str, Any]], bool, bool]:
-    """Audit the dump on the cluster at ``scheduler`` (``local``: a LocalCluster of ``workers``)."""
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise RuntimeError("--scheduler needs Dask: pip install 'chunkseam[dask]'") from None
+def make_output_dir(out_dir: str) -> None:
     if "://" not in out_dir:
         os.makedirs(out_dir, exist_ok=True)
     else:
@@ -291,14 +288,44 @@ def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, s
 
         fs, path = fsspec.core.url_to_fs(out_dir)
         fs.makedirs(path, exist_ok=True)
+
+
+def write_summary(out_dir: str, doc: dict[str, Any]) -> None:
+    with (_open(_join(out_dir, "summary.json"), "w") if "://" in out_dir
+          else open(_join(out_dir, "summary.json"), "w", encoding="utf-8")) as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+@contextmanager
+def connect(scheduler: str, workers: int) -> Iterator[Any]:
+    """A Dask client of the scheduler at ``scheduler``, or of a LocalCluster of ``workers``
+    processes on loopback for ``local``; closed (with the cluster) on exit."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask: pip install 'chunkseam[dask]'") from None
     cluster = None
     if scheduler == "local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
         client = Client(cluster)
     else:
         client = Client(scheduler)
     try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, source_root: str | None,
+        allow_outside_root: bool, out_dir: str, fmt: str, fail_on: str,
+        on_shuffle: Any = None) -> tuple[Any, dict[str, int], list[dict[str, Any]], bool, bool]:
+    """Audit the dump on the cluster at ``scheduler`` (``local``: a LocalCluster of ``workers``)."""
+    make_output_dir(out_dir)
+    with connect(scheduler, workers) as client:
         n = max(1, sum(client.nthreads().values()))
         ranges = split_ranges(url, n * 4)
         counts = client.gather(client.map(count_lines, [url] * len(ranges), [a for a, _ in ranges],
@@ -326,14 +353,132 @@ def run(url: str, dump_name: str, scheduler: str, workers: int, settings: Any, s
             parts = client.gather(client.compute(tasks))
             for p in parts:
                 p.keys, p.repeated = set(), False
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
     total, modes, errors, fails, grouped = merge(parts)
-    with (_open(_join(out_dir, "summary.json"), "w") if "://" in out_dir
-          else open(_join(out_dir, "summary.json"), "w", encoding="utf-8")) as f:
-        json.dump({"summary": total.to_dict(), "modes": modes, "errors": errors,
-                   "parts": [p.part for p in sorted(parts, key=lambda p: p.index)]}, f, indent=2)
-        f.write("\n")
+    write_summary(out_dir, {"summary": total.to_dict(), "modes": modes, "errors": errors,
+                            "parts": [p.part for p in sorted(parts, key=lambda p: p.index)]})
     return total, modes, errors, fails, grouped
+
+
+# --- lint on a cluster ------------------------------------------------------------------------------
+#
+# The client discovers the files and resolves each one's settings (config files, per-file ignores)
+# exactly as the single-process run does, reads each file's bytes and sends them with the task: the
+# workers need not see the client's filesystem (a cluster's workers usually do not), and a file's
+# name in the report is the name the client gave it. The bytes are decoded and checked on the worker
+# by the same code as `lint` (decode_source, lint_one). Path patterns (per-file-ignores, chunker
+# routes) match a relative path against the current directory, which is the client's, not the
+# worker's: the worker checks the file under its absolute client path, with the settings anchored
+# at their configuration directory (the client's current directory when there is none), and the
+# results are renamed back to the path the user gave. A batch closes at BATCH_BYTES; a few batches
+# per worker thread are in flight, so the client never holds the whole tree in memory.
+
+#: a lint task closes once its files weigh this many bytes (or hold MAX_ITEMS files)
+BATCH_BYTES = 256 * 1024
+MAX_ITEMS = 64
+IN_FLIGHT = 3
+
+
+def lint_batch(batch: list[tuple[str, str, Any, bytes | str]], index: int, out_dir: str | None,
+               fmt: str, fail_on: str) -> list[Any] | PartResult:
+    """Lint one batch of files on a worker: each item is (path, absolute path, settings, bytes),
+    or (path, absolute path, settings, message) for a file the client could not read. The results, or with ``out_dir``
+    their full records in ``part-NNNNN.jsonl``/``.sarif`` and a summary back."""
+    from .audit import SourceError, decode_source
+    from .cli import lint_one
+    from .report import FileResult
+
+    results = []
+    for path, where, settings, data in batch:
+        if isinstance(data, str):
+            results.append(FileResult(path=path, error=data))
+            continue
+        try:
+            text = decode_source(data)
+        except SourceError as exc:
+            results.append(FileResult(path=path, error=str(exc)))
+            continue
+        r = lint_one((where, settings, text))
+        r.path = path
+        for rec in r.records:
+            rec.path = path
+        results.append(r)
+    if out_dir is None:
+        return results
+    return _write_lint_part(results, index, out_dir, fmt, fail_on)
+
+
+def _write_lint_part(results: list[Any], index: int, out_dir: str, fmt: str, fail_on: str) -> PartResult:
+    from . import report
+
+    part = PartResult(index, part=f"part-{index:05d}.{'sarif' if fmt == 'sarif' else 'jsonl'}")
+    summary = report.Summary()
+    if "://" in out_dir:
+        import fsspec
+
+        out = fsspec.open(_join(out_dir, part.part), "w", encoding="utf-8").open()
+    else:
+        out = open(_join(out_dir, part.part), "w", encoding="utf-8")  # noqa: SIM115
+    with out:
+        stream = report.SarifStream(out) if fmt == "sarif" else report.JsonLinesStream(out)
+        for r in results:
+            if r.error is not None:
+                part.errors.append({"path": r.path, "message": r.error})
+            summary.add(r)
+            part.fails = part.fails or report.failing(r.records, fail_on)
+            stream.add(r)
+        stream.close(summary, part.errors)
+    part.summary = _summary_state(summary)
+    return part
+
+
+def _read_for_worker(path: str) -> bytes | str:
+    from .audit import SourceError, read_source_bytes
+
+    try:
+        return read_source_bytes(path)
+    except SourceError as exc:
+        return str(exc)
+
+
+def _lint_batches(items: Iterable[tuple[str, Any]],
+                  limit: int) -> Iterator[list[tuple[str, str, Any, bytes | str]]]:
+    from dataclasses import replace
+
+    cwd = os.getcwd()
+    anchored: dict[int, Any] = {}  # id(settings) -> the same settings, anchored (one copy each)
+    batch: list[tuple[str, str, Any, bytes | str]] = []
+    size = 0
+    for path, settings in items:
+        s = anchored.get(id(settings))
+        if s is None:
+            s = anchored[id(settings)] = (settings if getattr(settings, "config_root", None)
+                                          else replace(settings, config_root=cwd))
+        data = _read_for_worker(path)
+        batch.append((path, os.path.abspath(path), s, data))
+        size += len(data)
+        if size >= limit or len(batch) >= MAX_ITEMS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def lint_on_cluster(client: Any, items: list[tuple[str, Any]], out_dir: str | None, fmt: str,
+                    fail_on: str) -> Iterator[Any]:
+    """Each batch's answer (its list of results, or with ``out_dir`` its :class:`PartResult`), in
+    the order of ``items`` whatever order the workers finish in."""
+    threads = max(1, sum(client.nthreads().values()))
+    total = 0
+    for path, _ in items:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            pass
+    limit = max(4096, min(BATCH_BYTES, total // (threads * 4) or 1))
+    pending: deque = deque()
+    for index, batch in enumerate(_lint_batches(items, limit)):
+        pending.append(client.submit(lint_batch, batch, index, out_dir, fmt, fail_on, pure=False))
+        if len(pending) >= threads * IN_FLIGHT:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
