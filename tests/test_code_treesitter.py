@@ -285,3 +285,43 @@ def test_suppression_comments_in_code():
     text = 'func F() {\n\ts := "// chunkseam: ignore[CS201]"\n✂\t_ = s\n}\n'
     doc, chunks, _ = marked(text, kind="code", path="a.go")
     assert [i.code for i in validate(doc, chunks, S) if i.cut is not None] == ["CS201"]
+
+
+@pytest.mark.parametrize("language,folder,pattern", CORPUS)
+def test_llamaindex_code_splitter_cuts_through_definitions_are_reported(language, folder,
+                                                                        pattern):
+    """Differential: LlamaIndex's CodeSplitter (its grammar passed in as a
+    parser, nothing downloaded) cuts big definitions; chunkseam reports each of
+    those cuts, and its own ``code`` chunks of the same files cut none that fits."""
+    from llama_index.core.node_parser import CodeSplitter
+
+    from cutkit import make_chunks
+
+    files = corpus_files(folder.split("/")[0], f"{folder.split('/')[1]}/**/{pattern}")
+    files = files[:: max(1, len(files) // 4)][:4]
+    splitter = CodeSplitter(language=language, parser=tsstructure._parser(language),
+                            max_chars=800, chunk_lines=20)
+    reported = split = 0
+    for path in files:
+        doc = Document.from_path(path)
+        text = doc.text
+        spans, at = [], 0
+        for piece in splitter.split_text(text):
+            start = text.find(piece, at)
+            assert start >= 0, (path, piece[:60])
+            spans.append((start, start + len(piece)))
+            at = start + len(piece)
+        ps = ts_structure(doc)
+        issues = validate(doc, make_chunks(text, spans), S)
+        by_cut = {i.cut: i.code for i in issues if i.cut is not None}
+        for (_, end), _nxt in zip(spans, spans[1:]):
+            if ps.split_definition(end) is not None:
+                split += 1
+                # the cut is reported: split-definition, or a more specific verdict
+                assert by_cut.get(end) in ("CS201", "CS202", "CS001"), (path, text[end - 40 : end + 40])
+                reported += by_cut.get(end) == "CS201"
+        ours = CODE.chunk(doc, CHARS, size=800)
+        for c in ours:
+            assert ps.split_definition(c.end) is None
+    print(f"{language}: {split} LlamaIndex cuts split a definition, {reported} reported as CS201")
+    assert split and reported, "LlamaIndex's splitter cuts through definitions in this sample"
