@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lsp_support import CONFIG, FIXED_200, initialize, open_doc, request, shutdown, wait_published
@@ -53,3 +54,14 @@ async def test_the_code_strategy_chunks_a_go_document_by_definition(client: Lang
     for i, c in enumerate(got.chunks[1:]):
         assert c.headingPath == [f"Handler{i}"] and not c.oversize
         assert SOURCE[c.startOffset : c.endOffset].startswith(f"// Handler{i} handles")
+
+
+async def test_hover_shows_the_chunk_as_go(client: LanguageClient):
+    await initialize(client, init_options={"settings": {"debounceMs": 0, "size": 60}})
+    uri = "untitled:/handlers.go"
+    open_doc(client, uri, SOURCE, language_id="go")
+    await wait_published(client, uri, version=1)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=6, character=2)))
+    assert hover is not None and "```go" in hover.contents.value, hover
