@@ -65,3 +65,17 @@ async def test_hover_shows_the_chunk_as_go(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(line=6, character=2)))
     assert hover is not None and "```go" in hover.contents.value, hover
+
+
+async def test_a_go_file_on_disk_is_analysed(client: LanguageClient, tmp_path):
+    # a real file: the default `include` covers code, as `chunkseam lint .` does
+    path = tmp_path / "pkg" / "handlers.go"
+    path.parent.mkdir()
+    path.write_text(SOURCE, encoding="utf-8")
+    await initialize(client, init_options={"settings": {"debounceMs": 0, "size": 60}})
+    uri = path.as_uri()
+    open_doc(client, uri, SOURCE, language_id="go")
+    await wait_published(client, uri, version=1)
+    got = await request(client, "chunkseam/chunks", uri)
+    assert got.enabled is not False and got.chunker == "code" and len(got.chunks) == 9
+    assert got.chunks[1].headingPath == ["Handler0"]
