@@ -220,7 +220,8 @@ def test_a_syntax_error_falls_back_and_says_where():
 
 
 def test_without_the_extra_the_recursive_fallback_stays_and_says_so(monkeypatch):
-    monkeypatch.setattr(tsstructure, "_PARSERS", {})
+    monkeypatch.setattr(tsstructure, "_LANGUAGES", {})
+    monkeypatch.setattr(tsstructure._LOCAL, "parsers", {})
     monkeypatch.setitem(sys.modules, "tree_sitter_go", None)  # import fails
     doc = Document("package p\n\nfunc F() {}\n", path="p.go")
     chunks = CODE.chunk(doc, TOK, size=20)
@@ -325,3 +326,14 @@ def test_llamaindex_code_splitter_cuts_through_definitions_are_reported(language
             assert ps.split_definition(c.end) is None
     print(f"{language}: {split} LlamaIndex cuts split a definition, {reported} reported as CS201")
     assert split and reported, "LlamaIndex's splitter cuts through definitions in this sample"
+
+
+def test_threads_parse_with_their_own_parsers():
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"fn f{i}() {{ let s = \"{'日' * i}\"; }}\n" * 50 for i in range(8)]
+    expected = [[(d.start, d.end) for d in ts_structure(t, "rust").definitions] for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: [(d.start, d.end) for d in
+                                       ts_structure(t, "rust").definitions], texts * 4))
+    assert got == expected * 4

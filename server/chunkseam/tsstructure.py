@@ -34,6 +34,7 @@ line of the first error, and the chunker falls back to ``recursive``.
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from importlib import import_module
@@ -135,17 +136,24 @@ _RULES = {
     ),
 }
 
-_PARSERS: dict[str, Any] = {}
+_LANGUAGES: dict[str, Any] = {}
+#: a Parser is not safe to share between threads (the server analyses in a pool)
+_LOCAL = threading.local()
 
 
 def _parser(language: str):
-    parser = _PARSERS.get(language)
+    parsers = getattr(_LOCAL, "parsers", None)
+    if parsers is None:
+        parsers = _LOCAL.parsers = {}
+    parser = parsers.get(language)
     if parser is None:
         from tree_sitter import Language, Parser
 
-        module, func = _GRAMMARS[language]
-        parser = Parser(Language(getattr(import_module(module), func)()))
-        _PARSERS[language] = parser
+        lang = _LANGUAGES.get(language)
+        if lang is None:
+            module, func = _GRAMMARS[language]
+            lang = _LANGUAGES[language] = Language(getattr(import_module(module), func)())
+        parser = parsers[language] = Parser(lang)
     return parser
 
 
