@@ -337,3 +337,17 @@ def test_threads_parse_with_their_own_parsers():
         got = list(pool.map(lambda t: [(d.start, d.end) for d in
                                        ts_structure(t, "rust").definitions], texts * 4))
     assert got == expected * 4
+
+
+def test_cli_chunks_says_when_it_falls_back(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "p.go"
+    path.write_text("package p\n\nfunc F() {}\n")
+    rc, out, _ = cli_run(capsys, "chunks", str(path))
+    assert rc == 0 and "fell back" not in out
+    monkeypatch.setattr(tsstructure, "_LANGUAGES", {})
+    monkeypatch.setattr(tsstructure._LOCAL, "parsers", {})
+    monkeypatch.setitem(sys.modules, "tree_sitter_go", None)
+    rc, out, _ = cli_run(capsys, "chunks", str(path))
+    assert rc == 0
+    assert "fell back to recursive (go separators): tree-sitter or tree-sitter-go is not installed" in out
+    assert "chunkseam[code]" in out
