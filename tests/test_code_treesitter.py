@@ -351,3 +351,23 @@ def test_cli_chunks_says_when_it_falls_back(tmp_path, capsys, monkeypatch):
     assert rc == 0
     assert "fell back to recursive (go separators): tree-sitter or tree-sitter-go is not installed" in out
     assert "chunkseam[code]" in out
+
+
+def test_the_tree_walk_finds_the_strings_and_comments_the_query_finds(monkeypatch):
+    import tree_sitter
+
+    samples = {lang: corpus_files(folder.split("/")[0], f"{folder.split('/')[1]}/**/{pattern}")[:3]
+               for lang, folder, pattern in CORPUS}
+    by_query = {}
+    for lang, files in samples.items():
+        for f in files:
+            ps = ts_structure(f.read_text(encoding="utf-8"), lang)
+            by_query[f] = (ps.strings, ps.comments)
+    assert sum(len(s) for s, _ in by_query.values()) > 20
+    assert sum(len(c) for _, c in by_query.values()) > 20
+    monkeypatch.setattr(tsstructure, "_QUERIES", {})
+    monkeypatch.setattr(tree_sitter, "Query", None)  # calling it fails: the walk takes over
+    for lang, files in samples.items():
+        for f in files:
+            ps = ts_structure(f.read_text(encoding="utf-8"), lang)
+            assert (ps.strings, ps.comments) == by_query[f], f

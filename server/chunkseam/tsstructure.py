@@ -430,27 +430,14 @@ class TSStructure(PyStructure):
         pos, kinds = self._pos, self.rules.strings
         out: list[StringLiteral] = []
         comments: list[tuple[int, int]] = []
-        cursor = root.walk()
-        visited_children = False
-        while True:
-            node = cursor.node
-            if not visited_children:
-                if "comment" in node.type:
-                    comments.append((pos(node.start_byte), pos(node.end_byte)))
-                elif node.type in kinds:
-                    s, e = pos(node.start_byte), pos(node.end_byte)
-                    if e - s > 1:
-                        triple = self.text.startswith(('"""', "r#"), s)
-                        out.append(StringLiteral(s, e, "string" if node.type != "template_string"
-                                                 else "template", triple))
-                elif cursor.goto_first_child():
-                    continue
-            if cursor.goto_next_sibling():
-                visited_children = False
-            elif cursor.goto_parent():
-                visited_children = True
-            else:
-                break
+        for node in _outermost(_literal_nodes(self.language, root)):
+            s, e = pos(node.start_byte), pos(node.end_byte)
+            if "comment" in node.type:
+                comments.append((s, e))
+            elif node.type in kinds and e - s > 1:
+                triple = self.text.startswith(('"""', "r#"), s)
+                out.append(StringLiteral(s, e, "string" if node.type != "template_string"
+                                         else "template", triple))
         self.strings = out
         self._string_starts = [s.start for s in out]
         self.comments = comments
@@ -458,6 +445,56 @@ class TSStructure(PyStructure):
     # -- lookups ----------------------------------------------------------------------
     def label_of(self, d: Definition) -> str:
         return self.labels[d.index]
+
+
+_COMMENTS = {"js": ("comment",), "ts": ("comment",), "tsx": ("comment",), "go": ("comment",),
+             "rust": ("line_comment", "block_comment"), "java": ("line_comment", "block_comment")}
+_QUERIES: dict[str, Any] = {}
+
+
+def _literal_nodes(language: str, root) -> list:
+    """The string and comment nodes under ``root``, found by a tree-sitter query
+    (in C), else by walking the tree."""
+    types = (*_RULES[language].strings, *_COMMENTS[language])
+    try:
+        from tree_sitter import Query
+
+        query = _QUERIES.get(language)
+        if query is None:
+            pattern = "[" + " ".join(f"({t})" for t in types) + "] @n"
+            query = _QUERIES[language] = Query(_LANGUAGES[language], pattern)
+        try:
+            from tree_sitter import QueryCursor
+        except ImportError:  # tree-sitter < 0.25
+            captures = query.captures(root)  # type: ignore[union-attr]
+        else:
+            captures = QueryCursor(query).captures(root)
+        nodes = captures.get("n", []) if isinstance(captures, dict) else [n for n, _ in captures]
+        return sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+    except Exception:  # noqa: BLE001 - any API difference: walk instead
+        pass
+    found = []
+    stack = [root]
+    wanted = set(types)
+    while stack:
+        node = stack.pop()
+        if node.is_named and node.type in wanted:  # not the keyword `string`
+            found.append(node)
+        else:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def _outermost(nodes: list) -> list:
+    """``nodes`` (by start) without those inside an earlier one (a string in a
+    template substitution is part of the template)."""
+    out = []
+    end = -1
+    for n in nodes:
+        if n.start_byte >= end:
+            out.append(n)
+            end = n.end_byte
+    return out
 
 
 def code_language(doc: Document) -> str | None:
