@@ -369,14 +369,11 @@ class TSStructure(PyStructure):
             first = child
             if pending:
                 gap_from = self._line_of(max(pos(pending[-1].end_byte) - 1, 0))
-                if line <= gap_from + 1:
+                if line <= gap_from + 1:  # directly above: doc comment, decorator, attribute
                     first = pending[0]
-                    pending_used = list(pending)
-                else:
-                    pending_used = []
-                    flush_pending()
-                if pending_used:
                     pending.clear()
+                else:
+                    flush_pending()
             found = self._definition_node(child)
             if found is None:
                 kind = "import" if child.type in rules.imports else "statement"
