@@ -360,3 +360,67 @@ def test_haystack_sizes_in_words_are_not_judged_as_tokens():
     tokens = analyze(Document(text, path="doc.md"),
                      Settings(chunker="haystack", size=60, chunker_options={"split_by": "token"}))
     assert "size_unit" not in tokens.chunks[0].meta
+
+
+# --- inputs the libraries cannot take as they are ---------------------------------
+
+ADAPTERS = ["llamaindex", "chonkie", "semchunk", "text-splitter", "haystack"]
+MODULES = {"llamaindex": "llama_index.core.node_parser", "chonkie": "chonkie",
+           "semchunk": "semchunk", "text-splitter": "semantic_text_splitter",
+           "haystack": "haystack.components.preprocessors"}
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_lone_surrogates_reach_the_library_as_replacement_characters(name):
+    need(MODULES[name])
+    text = "Intro \ud800 text.\n\n# Head \udfff\n\nMore words here \ud83d end.\n" * 3
+    options = {"split_by": "token"} if name == "haystack" else {}
+    chunks = chunkers.get(name).chunk(Document(text), TOK, size=16, overlap=0, **options)
+    assert chunks and "".join(c.text for c in chunks).count("\ud800") == 3
+    for c in chunks:
+        assert c.text == text[c.start:c.end]  # spans of the source, surrogates and all
+        assert c.tokens == TOK.count(c.text)
+        assert c.oversize == (c.tokens > 16)
+
+
+def test_semchunk_character_larger_than_its_working_size_is_an_oversize_chunk():
+    need("semchunk")
+    text = "a \U0008285b\U0008285b b"  # 4 tokens each: more than size 3
+    chunks = run("semchunk", text, size=3, overlap=0)
+    assert [c.text for c in chunks] == ["a", "\U0008285b", "\U0008285b", "b"]
+    assert [c.oversize for c in chunks] == [False, True, True, False]
+    # overlap 1 makes semchunk work at size 1: no endless recursion, sizes still honest
+    for c in run("semchunk", text, size=8, overlap=1):
+        assert c.tokens == TOK.count(c.text) and c.oversize == (c.tokens > 8)
+
+
+def test_chonkie_recursive_chunker_cutting_a_character_is_realigned_on_the_source():
+    chonkie = need("chonkie")
+    text = "ab" + "\U0008285b" * 50 + " x"
+    theirs = chonkie.RecursiveChunker(tokenizer=ENC, chunk_size=8).chunk(text)
+    assert any("\ufffd" in c.text for c in theirs), "chonkie's token windows cut a character"
+    ours = chunkers.get("chonkie").chunk(Document(text), TOK, size=8)
+    assert all(c.meta["offsets"] == "realigned" for c in ours)
+    assert "".join(c.text for c in ours) == text  # contiguous, nothing lost or rewritten
+    assert all(c.tokens == TOK.count(c.text) and c.oversize == (c.tokens > 8) for c in ours)
+
+
+def test_haystack_oversize_only_when_its_unit_is_the_sizers():
+    need("haystack.components.preprocessors")
+    haystack = chunkers.get("haystack")
+    char = {"split_unit": "char"}
+    assert haystack.oversize(25, 20, "RecursiveDocumentSplitter", char, sizer=CHARS)
+    assert not haystack.oversize(20, 20, "RecursiveDocumentSplitter", char, sizer=CHARS)
+    assert not haystack.oversize(25, 20, "RecursiveDocumentSplitter", char, sizer=TOK)
+    assert haystack.oversize(25, 20, "DocumentSplitter", {"split_by": "token"}, sizer=TOK)
+    assert not haystack.oversize(25, 20, "DocumentSplitter", {}, sizer=TOK)  # words
+
+
+def test_tracked_chunks_on_a_run_of_one_character_leave_nothing_out():
+    need("llama_index.core.node_parser")
+    text = "q\n" + ">" * 495 + " q\n"
+    chunks = run("llamaindex", text, size=64, overlap=8)
+    covered = set()
+    for c in chunks:
+        covered.update(range(c.start, c.end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())

@@ -47,6 +47,7 @@ from ..tokens import Sizer
 
 ENTRY_POINT_GROUP = "chunkseam.chunkers"
 _NON_SPACE = re.compile(r"\S")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _entry_points_loaded = False
 _CACHE_SIZE = 16
 
@@ -179,6 +180,33 @@ def place_backward(text: str, texts: list[str], sizer: Sizer,
             return None
         out.append((best[2], best[2] + len(piece)))
     out.reverse()
+    return out
+
+
+def place_least_overlap(text: str, texts: list[str], sizer: Sizer,
+                        overlap: int) -> list[tuple[int, int]] | None:
+    """Spans placed forward, each chunk at the latest occurrence after the previous
+    chunk's start that leaves no text out before it — the least overlap, within
+    ``overlap`` (with the same slack as :func:`place_backward`). On a long run of one
+    character (``>>>>…``) every shift of a chunk is a copy of it: this keeps the
+    chunks end to end where taking the most overlap would leave text out. None
+    when some chunk has no such occurrence."""
+    out: list[tuple[int, int]] = []
+    slack = overlap if sizer.unit == "chars" else overlap + max(4, overlap // 4)
+    prev_start, prev_end = -1, 0
+    for piece in texts:
+        ws = prev_end
+        while ws < len(text) and text[ws].isspace():
+            ws += 1
+        pos = text.rfind(piece, prev_start + 1, ws + len(piece))
+        if pos < 0:
+            return None
+        if pos < prev_end:
+            shared = prev_end - pos if sizer.unit == "chars" else sizer.count(text[pos:prev_end])
+            if shared > slack:
+                return None
+        prev_start, prev_end = pos, pos + len(piece)
+        out.append((prev_start, prev_end))
     return out
 
 
@@ -341,6 +369,8 @@ class Adapter:
                 # on periodic text the forward search can take too much overlap and
                 # leave text out later; place the chunks again from the end
                 again = place_backward(text, texts, sizer, tracked_overlap)
+                if again is None or gaps(text, again):
+                    again = place_least_overlap(text, texts, sizer, tracked_overlap)
                 if again is not None and not gaps(text, again):
                     spans = again
             return spans, "tracked"
@@ -360,7 +390,13 @@ class Adapter:
             raise ValueError(f"{self.name}: option 'approximate' is not needed: its chunks are "
                              "always source spans")
         splitter, built = self.get(sizer, size=size, overlap=overlap, options=options)
-        text = doc.text
+        source = doc.text
+        # lone surrogates (a broken string) cannot be encoded for a library that
+        # runs Rust or a tokenizer: as the built-in strategies do, the library gets
+        # each replaced by U+FFFD, one code point for one, so every offset is the
+        # same in the source; the chunks are spans of the source, sized by the sizer
+        text = _SURROGATE.sub("\ufffd", source)
+        surrogates = text != source
         pieces = self.split(built, text) if text.strip() else []
         rest = {k: v for k, v in options.items() if k not in self.own_options}
         spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
@@ -369,17 +405,20 @@ class Adapter:
         meta = {**self.meta(splitter, built), "offsets": how}
         if how == "approximate":
             meta["approximate"] = True
-        counts = [p.tokens for p in pieces if p.text] if how == "native" else []
+        counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
         for i, (start, end) in enumerate(spans):
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
-                sizer.count(text[start:end])
-            chunks.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=self.name,
-                                oversize=self.oversize(tokens, size, splitter, rest),
+                sizer.count(source[start:end])
+            chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
+                                oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
                                 meta=dict(meta)))
         return chunks
 
-    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any]) -> bool:
+    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
+                 sizer: Sizer | None = None) -> bool:
+        """Is a chunk of ``tokens`` (the sizer's count) over the size? Only when the
+        library's size is in the sizer's unit can it tell."""
         return tokens > size
 
 

@@ -7,10 +7,14 @@ offline, or chonkie's ``CharacterTokenizer`` for unit ``chars`` — never a
 tokenizer name, which chonkie would look up on the Hugging Face hub.
 
 chonkie's ``start_index``/``end_index`` are used when they check out (they
-do on ASCII text); ``TokenChunker`` decodes token windows, so on multibyte
-text a chunk can hold U+FFFD and be no source span: that is an error unless
-option ``approximate = true``, which places such chunks approximately and
-marks every chunk approximate.
+do on ASCII text). ``RecursiveChunker`` cuts text without a separator at
+token windows, which can split a character into two chunks (U+FFFD at the
+cut, and chonkie's offsets drift after it): its chunks, contiguous, are then
+laid on the source's bytes, the character going whole to the chunk that holds
+its first byte (``offsets = "realigned"``). ``TokenChunker`` decodes token
+windows, so on multibyte text a chunk can hold U+FFFD and be no source span:
+that is an error unless option ``approximate = true``, which places such
+chunks approximately and marks every chunk approximate.
 
 Refused: ``tokenizer`` (chunkseam passes its own), ``rules`` (recipes are
 loaded from the hub), and the chunkers that need a model, an embedding, an
@@ -82,9 +86,59 @@ class ChonkieAdapter(Adapter):
         return cls(tokenizer=self.tokenizer(sizer), chunk_size=size, **kwargs)
 
     def split(self, built: Any, text: str) -> list[Piece]:
-        # chonkie's token_count comes from the tokenizer chunkseam passed: the sizer's own
-        return [Piece(c.text, c.start_index, c.end_index, getattr(c, "token_count", None))
-                for c in built.chunk(text)]
+        # chonkie's token_count is not the count of the chunk text: RecursiveChunker
+        # sums its pieces' counts (tokens across a join differ), so the sizer counts
+        return [Piece(c.text, c.start_index, c.end_index) for c in built.chunk(text)]
+
+
+    def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any) -> tuple[list[tuple[int, int]], str]:
+        try:
+            return super().resolve_spans(text, pieces, **kw)
+        except ValueError:
+            if kw["splitter"] != "RecursiveChunker":
+                raise
+            spans = split_characters(text, [p.text for p in pieces if p.text])
+            if spans is None:
+                raise
+            return spans, "realigned"
+
+
+def split_characters(text: str, texts: list[str]) -> list[tuple[int, int]] | None:
+    """Spans of RecursiveChunker's chunks when it cut a character in two.
+
+    Text without a separator is cut at token windows and each window decoded:
+    a character whose UTF-8 bytes fall in two windows ends one chunk and starts
+    the next as U+FFFD. The chunks are contiguous, so they are laid on the
+    source's bytes in turn: the character cut in two belongs to the chunk that
+    holds its first byte, and the next chunk's leading U+FFFD (its other bytes)
+    are skipped (a chunk left empty by that is dropped). None when the chunks
+    do not fit the source."""
+    data = text.encode("utf-8")
+    spans: list[tuple[int, int]] = []
+    pos = 0  # byte cursor
+    chars = 0  # the character offset of pos
+    owed = False  # the previous chunk took a whole character it had only the head of
+    for piece in texts:
+        rest = piece.lstrip("\ufffd") if owed else piece
+        owed = False
+        start, first = pos, chars
+        for k, ch in enumerate(rest):
+            if owed:  # a cut character's head is the last thing in a window
+                return None
+            raw = ch.encode("utf-8")
+            if data.startswith(raw, pos):
+                pos += len(raw)
+            elif ch == "\ufffd" and pos < len(data) and data[pos] >= 0xC0 and k == len(rest) - 1:
+                pos += 1
+                while pos < len(data) and 0x80 <= data[pos] <= 0xBF:
+                    pos += 1
+                owed = True
+            else:
+                return None
+            chars += 1
+        if pos > start:
+            spans.append((first, chars))
+    return spans if pos == len(data) else None
 
 
 register(ChonkieAdapter())

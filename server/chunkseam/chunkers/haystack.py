@@ -8,7 +8,8 @@ the overlap, counted in Haystack's own unit: option ``split_by``
 (``word``, ``char`` or ``token``). With ``token`` chunkseam's unit must be
 ``tokens`` and the splitter gets the sizer's own tiktoken ``Encoding`` (never
 a name Haystack would download); with other units the chunk sizes chunkseam
-reports are in its own unit, so the oversize flag is off.
+reports are in its own unit, so the oversize flag is off (``char`` under unit
+``chars`` is chunkseam's unit: a chunk over the size is oversize).
 
 Offsets: ``split_idx_start`` is verified and used; the tracked search is the
 fallback (``RecursiveDocumentSplitter`` gives none).
@@ -130,9 +131,14 @@ class HaystackAdapter(Adapter):
             out["size_unit"] = unit
         return out
 
-    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any]) -> bool:
+    def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
+                 sizer: Sizer | None = None) -> bool:
+        # Haystack's size is in chunkseam's unit for tokens and for characters
+        # (RecursiveDocumentSplitter's "char" under unit = chars): a chunk over
+        # it is oversize as for every strategy; words, lines … are not comparable
         unit = self._unit(splitter, options)
-        return unit == "token" and tokens > size
+        same = unit == "token" or (unit == "char" and sizer is not None and sizer.unit == "chars")
+        return same and tokens > size
 
 
 register(HaystackAdapter())

@@ -40,7 +40,17 @@ class SemchunkAdapter(Adapter):
 
     def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
               options: dict[str, Any]) -> Any:
-        return (cls(self.counter(sizer), size, **options), overlap)
+        return (cls(self.atomic(self.counter(sizer)), size, **options), overlap)
+
+    @staticmethod
+    def atomic(count: Any) -> Any:
+        """``count``, except that one character counts 1: semchunk splits text down
+        to single characters and recurses without end on a character larger than
+        its chunk size (one emoji is several tokens; with an overlap semchunk's
+        working size is ``min(overlap, size - overlap)``, as small as 1). Such a
+        character then becomes a chunk of its own, which chunkseam counts with
+        the sizer and marks ``oversize`` as every strategy does."""
+        return lambda text: count(text) if len(text) > 1 else min(count(text), 1)
 
     @staticmethod
     def counter(sizer: Sizer) -> Any:
@@ -62,7 +72,8 @@ class SemchunkAdapter(Adapter):
         # the chunker's own (memoized) counter is chunkseam's count: most chunk texts
         # were measured while merging, so their sizes cost nothing more
         count = getattr(chunker, "token_counter", None)
-        return [Piece(t, s, e, count(t) if count is not None else None)
+        # (a single character's count is the clamped one: the sizer counts it again)
+        return [Piece(t, s, e, count(t) if count is not None and len(t) > 1 else None)
                 for t, (s, e) in zip(texts, offsets)]
 
 
