@@ -1,13 +1,14 @@
 """Throughput per file kind beside the floor of that kind's parser, in one run.
 
 For each kind with files in ../shared/corpus (``*.md`` and ``*.mdx`` under
-markdown/), chunk every file with the strategy it is routed to (``markdown``
+markdown/; TypeScript, Go, Rust and Java under code/ with the ``code`` extra), chunk every file with the strategy it is routed to (``markdown``
 at 256 cl100k tokens) and print MB/s (UTF-8 megabytes of input per CPU second
 of this single-threaded process). In the same run, the floor: the kind's
 parser alone plus tiktoken encode of the same text — markdown-it-py
 (commonmark + table + front matter) for Markdown, the same with the MDX rules
 of ``chunkseam.mdx`` for MDX, docutils' reStructuredText parser (with the
-safe settings of ``chunkseam.rst``) for reStructuredText — and the ratio strategy / floor (target >= 0.5x).
+safe settings of ``chunkseam.rst``) for reStructuredText, the tree-sitter parse of
+the language for code — and the ratio strategy / floor (target >= 0.5x).
 
 Every pass starts cold (segment-parse, section and sentence caches cleared,
 new Document objects); passes are interleaved and the best of ``--repeat``
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parsers["rst"] = _Docutils()
     strategy = get("markdown")
-    print(f"settings: markdown strategy at {SIZE} tokens (cl100k_base); best of {args.repeat} cold passes")
+    print(f"settings: markdown (code for code) strategy at {SIZE} tokens (cl100k_base); "
+          f"best of {args.repeat} cold passes")
     print(f"{'kind':10} {'files':>6} {'MB':>7} {'floor MB/s':>11} {'strategy MB/s':>14} {'ratio':>6}")
     for kind, (pattern, name) in KINDS.items():
         files = sorted(CORPUS.glob(pattern))
@@ -109,7 +111,46 @@ def main(argv: list[str] | None = None) -> int:
         f = best(floor, args.repeat)
         c = best(chunk, args.repeat)
         print(f"{kind:10} {len(files):6} {mb:7.2f} {mb / f:11.2f} {mb / c:14.2f} {f / c:5.2f}x")
+    code_rows(args.repeat, encoding)
     return 0
+
+
+#: code kinds (``code`` strategy, tree-sitter): kind -> (glob, tree-sitter language)
+CODE_KINDS = {"ts": ("code/ts/**/*.ts", "ts"), "go": ("code/go/**/*.go", "go"),
+              "rust": ("code/rust/**/*.rs", "rust"), "java": ("code/java/**/*.java", "java")}
+
+
+def code_rows(repeat: int, encoding) -> None:
+    """A row per code language: the ``code`` strategy at SIZE tokens beside the
+    floor of tree-sitter parsing the file plus tiktoken encoding it."""
+    from chunkseam import tokens, tsstructure
+    from chunkseam.chunkers import get
+    from chunkseam.document import Document
+
+    strategy = get("code")
+    for kind, (pattern, lang) in CODE_KINDS.items():
+        files = sorted(CORPUS.glob(pattern))
+        if not files or not tsstructure.available(lang):
+            print(f"{kind:10} no files at {CORPUS / pattern} or no grammar (chunkseam[code])")
+            continue
+        texts = [f.read_text(encoding="utf-8") for f in files]
+        names = [f.name for f in files]
+        mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+        ts_parser = tsstructure._parser(lang)
+
+        def floor(texts: list[str] = texts, ts_parser=ts_parser) -> None:
+            for t in texts:
+                ts_parser.parse(t.encode("utf-8"))
+                encoding.encode_ordinary(t)
+
+        def chunk(texts: list[str] = texts, names: list[str] = names) -> None:
+            sizer = tokens.get_sizer("tokens", "cl100k_base")
+            for t, name in zip(texts, names):
+                strategy.chunk(Document(t, path=name), sizer, size=SIZE, overlap=0)
+
+        f = best(floor, repeat)
+        c = best(chunk, repeat)
+        print(f"{kind:10} {len(files):6} {mb:7.2f} {mb / f:11.2f} {mb / c:14.2f} {f / c:5.2f}x")
 
 
 if __name__ == "__main__":

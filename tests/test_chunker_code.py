@@ -237,7 +237,9 @@ def test_syntax_error_falls_back_to_recursive_with_python_separators():
     "path,language",
     [("app.js", "js"), ("main.go", "go"), ("lib.rs", "rust"), ("x.unknownlang", None)],
 )
-def test_other_languages_use_recursive_with_their_separators(path, language):
+def test_code_that_does_not_parse_uses_recursive_with_its_separators(path, language):
+    """A mix of JavaScript, Go and Rust parses in none of them (with the code
+    extra, tree-sitter reports a syntax error; without it there is no parser)."""
     text = "\n\n".join(
         f"function f{i}() {{\n  return {i};\n}}\nfunc g{i}() {{}}\nfn h{i}() {{}}" for i in range(15)
     )
@@ -247,6 +249,7 @@ def test_other_languages_use_recursive_with_their_separators(path, language):
     expected = get("recursive").chunk(doc, TOK, size=50, **options)
     assert [(c.start, c.end) for c in chunks] == [(c.start, c.end) for c in expected]
     assert chunks[0].meta["fallback"] == f"recursive ({language or 'default'} separators)"
+    assert chunks[0].meta["reason"]
 
 
 def test_language_option_forces_python():

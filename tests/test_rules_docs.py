@@ -18,6 +18,8 @@ from chunkseam.validate import validate, validate_text_only
 #: rules whose examples are pipeline code (tested in test_rules_input.py)
 CODE_EXAMPLES = {"CS301", "CS302", "CS304"}
 
+_CODE_SUFFIX = {"js": ".js", "ts": ".ts", "go": ".go", "rust": ".rs", "java": ".java"}
+
 CASES = [(code, n, ex) for code, rule in sorted(RULES.items())
          for n, ex in enumerate(doc_examples(rule.doc))]
 
@@ -39,8 +41,12 @@ def _issues(ex, code):
         text, cuts = unmark(ex["body"])
         return validate_text_only([text[a:b] for a, b in spans_from_cuts(len(text), cuts)], s)
     sizer = CharSizer() if s.unit == "chars" else get_sizer("tokens", s.encoding)
-    doc, chunks, _ = marked(ex["body"], kind="python" if ex["lang"] == "python" else "markdown",
-                            path="example.mdx" if ex["lang"] == "mdx" else None, sizer=sizer)
+    lang = ex["lang"]
+    code = _CODE_SUFFIX.get(lang)  # tree-sitter languages (the code extra)
+    doc, chunks, _ = marked(ex["body"], kind="python" if lang == "python" else
+                            "code" if code else "markdown",
+                            path="example.mdx" if lang == "mdx" else f"example{code}" if code
+                            else None, sizer=sizer)
     return validate(doc, chunks, s, sizer=sizer)
 
 

@@ -101,7 +101,9 @@ def test_package_contents(vsix: Path) -> None:
     assert not any(n.startswith("extension/src/") for n in names), "sources must not be shipped"
     assert manifest["main"] == "./dist/extension.js"
     assert {"onLanguage:markdown", "onLanguage:python", "onLanguage:plaintext",
-            "onLanguage:mdx"} <= set(manifest["activationEvents"])
+            "onLanguage:mdx", "onLanguage:javascript", "onLanguage:typescript",
+            "onLanguage:typescriptreact", "onLanguage:go", "onLanguage:rust",
+            "onLanguage:java"} <= set(manifest["activationEvents"])
     commands = {c["command"] for c in manifest["contributes"]["commands"]}
     assert {"chunkseam.showChunk", "chunkseam.previewDocument", "chunkseam.compareStrategies",
             "chunkseam.restartServer", "chunkseam.toggleBands"} <= commands

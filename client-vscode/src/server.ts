@@ -32,7 +32,10 @@ import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
 
-export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["markdown", "mdx", "python", "plaintext"].flatMap(
+export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = [
+  "markdown", "mdx", "python", "plaintext",
+  "javascript", "typescript", "typescriptreact", "go", "rust", "java",
+].flatMap(
   (language) => [
     { scheme: "file", language },
     { scheme: "untitled", language },

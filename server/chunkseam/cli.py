@@ -1032,7 +1032,9 @@ def cmd_chunks(args: argparse.Namespace) -> int:
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})"
-              + ("; offsets approximate" if any(c.approximate for c in chunks) else "") + "\n")
+              + ("; offsets approximate" if any(c.approximate for c in chunks) else "")
+              + (f"; fell back to {chunks[0].meta['fallback']}: {chunks[0].meta.get('reason')}"
+                 if chunks and chunks[0].meta.get("fallback") else "") + "\n")
     return EXIT_OK
 
 

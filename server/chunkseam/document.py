@@ -77,8 +77,8 @@ def kind_for(path: str | None = None, language_id: str | None = None) -> str:
 
 
 _CODE_SUFFIXES = {
-    ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".hpp",
-    ".cc", ".cs", ".rb", ".php", ".swift", ".kt", ".scala", ".lua", ".sh",
+    ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go", ".rs", ".java", ".c", ".h",
+    ".cpp", ".hpp", ".cc", ".cs", ".rb", ".php", ".swift", ".kt", ".scala", ".lua", ".sh",
 }
 
 

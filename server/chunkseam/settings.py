@@ -20,6 +20,10 @@ DEFAULT_DANGLING_WORDS = (
     "moreover", "otherwise", "then",
 )
 
+#: code chunked through tree-sitter by the ``code`` strategy (the ``code`` extra)
+CODE_INCLUDE = ("*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts", "*.go",
+                "*.rs", "*.java")
+
 DEFAULT_ROUTES = {
     "*.md": "markdown",
     "*.markdown": "markdown",
@@ -49,7 +53,8 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     #: glob -> rule codes/names ignored for matching files
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst")
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst",
+                                *CODE_INCLUDE)
     exclude: tuple[str, ...] = ()
     #: the documents' language: sentence rules (pysbd; see chunkseam.sentences.LANGUAGES)
     language: str = "en"

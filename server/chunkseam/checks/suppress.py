@@ -58,6 +58,9 @@ _RST_COMMENT = re.compile(
     re.M)
 _PY_COMMENT = re.compile(
     r"#[ \t]*chunkseam:[ \t]*(ignore-file|disable-file|ignore)\b(?:[ \t]*\[([^\]]*)\])?")
+#: the same in a ``//`` or ``/* */`` comment of JavaScript, TypeScript, Go, Rust, Java
+_CODE_COMMENT = re.compile(
+    r"(?://|/\*)[ \t]*chunkseam:[ \t]*(ignore-file|disable-file|ignore)\b(?:[ \t]*\[([^\]]*)\])?")
 _SPLIT = re.compile(r"[\s,]+")
 
 
@@ -119,6 +122,8 @@ def parse(doc: Document) -> list[Suppression]:
         return []
     if doc.kind == "python":
         return _parse_python(doc)
+    if doc.kind == "code":
+        return _parse_code(doc)
     if doc.kind not in ("markdown", "text"):
         return []
     out: list[Suppression] = []
@@ -155,6 +160,18 @@ def parse(doc: Document) -> list[Suppression]:
     return out
 
 
+def _parse_code(doc: Document) -> list[Suppression]:
+    """``// chunkseam: ignore[CS201]`` in the comments tree-sitter finds (none
+    without the ``code`` extra)."""
+    from ..tsstructure import ts_structure
+
+    ts = ts_structure(doc)
+    if ts is None or not ts.ok:
+        return []
+    return _comment_suppressions(doc, [(a, doc.text[a:b]) for a, b in ts.comments
+                                       if "chunkseam" in doc.text[a:b]], _CODE_COMMENT)
+
+
 def _parse_python(doc: Document) -> list[Suppression]:
     text = doc.text
     comments: list[tuple[int, str]] = []
@@ -167,9 +184,14 @@ def _parse_python(doc: Document) -> list[Suppression]:
     except (tokenize.TokenError, IndentationError, SyntaxError, IndexError):
         comments = [(m.start(), m.group()) for m in re.finditer(r"#[^\r\n]*", text)
                     if "chunkseam" in m.group()]
+    return _comment_suppressions(doc, comments, _PY_COMMENT)
+
+
+def _comment_suppressions(doc: Document, comments: list[tuple[int, str]],
+                          pattern: re.Pattern[str]) -> list[Suppression]:
     out: list[Suppression] = []
     for at, comment in comments:
-        m = _PY_COMMENT.search(comment)
+        m = pattern.search(comment)
         if not m:
             continue
         names, codes, unknown = _names(m.group(2) or "")

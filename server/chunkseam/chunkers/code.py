@@ -1,6 +1,7 @@
 """``code``: chunks along definitions — Python through the standard library
-``ast`` (via :mod:`chunkseam.pystructure`), other languages through the
-``recursive`` strategy with that language's separators.
+``ast`` (via :mod:`chunkseam.pystructure`), JavaScript, TypeScript, Go, Rust
+and Java through tree-sitter (:mod:`chunkseam.tsstructure`), other languages
+through the ``recursive`` strategy with that language's separators.
 
 Python
 ------
@@ -34,13 +35,27 @@ Python
   ``"\\ndef "``, ``"\\n\\tdef "``, paragraph, line, space, character); every
   chunk's ``meta["fallback"]`` says so and why.
 
+JavaScript, TypeScript, Go, Rust, Java
+--------------------------------------
+With the ``chunkseam[code]`` extra, :mod:`chunkseam.tsstructure` parses them
+with tree-sitter (grammars from the per-language wheels, offline) into the
+same statement units and definitions, and the rules above apply unchanged:
+the header is the package clause, imports and whatever precedes the first
+definition; a definition's unit carries its doc comments and its decorators /
+attributes / annotations; a container over ``size`` (class, interface, trait,
+``impl`` block, enum, module) is split between its members, its closing brace
+going with the last one; functions and methods stay whole. ``.tsx`` is parsed
+with the TSX grammar.
+
 Other languages
 ---------------
-tree-sitter is not used (no grammar is a dependency): a code document is
-chunked by ``recursive`` with the separators of its language, chosen by file
-suffix (``.js``, ``.ts``, ``.go``, ``.rs``, ``.java``, ``.c``, ``.cpp``,
-``.rb`` …; an unknown language gets the default paragraph/line/space
-separators), and ``meta["fallback"]`` names the language.
+Without the extra, on a syntax error (the reason names the line), and for
+languages without a grammar, a code document is chunked by ``recursive`` with
+the separators of its language, chosen by file suffix (``.js``, ``.ts``,
+``.go``, ``.rs``, ``.java``, ``.c``, ``.cpp``, ``.rb`` …; an unknown language
+gets the default paragraph/line/space separators); ``meta["fallback"]`` names
+the separators and ``meta["reason"]`` says why (``pip install
+'chunkseam[code]'`` when the grammar is missing).
 
 Options: ``language`` — ``"python"`` to parse any document as Python, or a
 language name for the ``recursive`` separators. Other options are ignored.
@@ -62,8 +77,8 @@ from .markdown import (
 
 name = "code"
 description = (
-    "Python by definitions (ast): header, functions and classes whole, big classes split "
-    "between methods; other languages via recursive with language separators"
+    "Python (ast) and JS/TS/Go/Rust/Java (tree-sitter) by definitions: header, functions and "
+    "classes whole, big classes split between members; otherwise recursive with separators"
 )
 
 _SUFFIX_LANGUAGE = {
@@ -201,15 +216,25 @@ class CodeChunker:
         if not text.strip():
             return []
         language = language_of(doc, options.get("language"))
-        if language != "python":
-            reason = "not Python" if language is None else f"{language} is chunked by separators"
-            return _fallback(doc, sizer, size, overlap, language, reason)
-        ps = python_structure(doc)
+        if language == "python":
+            ps: PyStructure = python_structure(doc)
+        else:
+            from ..tsstructure import code_language, missing_reason, ts_structure
+
+            ts_lang = code_language(doc) if language in (None, "js", "ts") else language
+            ts = ts_structure(doc, ts_lang) if ts_lang else None
+            if ts is None:
+                reason = (missing_reason(ts_lang) if ts_lang in ("js", "ts", "tsx", "go",
+                                                                 "rust", "java")
+                          else "not Python" if language is None
+                          else f"{language} is chunked by separators")
+                return _fallback(doc, sizer, size, overlap, language, reason)
+            ps = ts
         if not ps.ok:
             where = f" (line {ps.error_line})" if ps.error_line else ""
-            return _fallback(doc, sizer, size, overlap, "python", f"{ps.error}{where}")
+            return _fallback(doc, sizer, size, overlap, language, f"{ps.error}{where}")
         if not ps.module:  # only comments
-            return _fallback(doc, sizer, size, overlap, "python", "no statements")
+            return _fallback(doc, sizer, size, overlap, language, "no statements")
         measure = make_measure(sizer)
         run = _Run(doc, ps, size, measure)
         spans: list[list] = []

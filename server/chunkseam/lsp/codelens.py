@@ -58,9 +58,9 @@ _counter = itertools.count(1)
 
 def preview_text(result: "Result", info: dict[str, Any]) -> str:
     """The chunk as a Markdown page: its title line, then its text as the embedder gets it."""
-    from .hover import fenced
+    from .hover import fence_language, fenced
 
-    lang = {"markdown": "markdown", "python": "python"}.get(result.doc.kind, "text")
+    lang = fence_language(result.doc)
     name = result.doc.name.rsplit("/", 1)[-1]
     lines = [f"# {name} — {info['title']}", ""]
     first, last = info["startLine"] + 1, info["endLine"] + 1

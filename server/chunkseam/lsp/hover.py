@@ -26,6 +26,17 @@ MAX_CHARS = 900
 NEIGHBOUR_CHARS = 48
 _BACKTICKS = re.compile(r"`+")
 _LANG = {"markdown": "markdown", "python": "python"}
+_CODE_FENCE = {"js": "javascript", "ts": "typescript", "tsx": "tsx", "go": "go", "rust": "rust",
+               "java": "java"}
+
+
+def fence_language(doc) -> str:
+    """The info string of a fence showing ``doc``'s text (highlighting in the hover)."""
+    if doc.kind == "code":
+        from ..tsstructure import code_language
+
+        return _CODE_FENCE.get(code_language(doc) or "", "text")
+    return _LANG.get(doc.kind, "text")
 _ICON = {"error": "⛔", "warning": "⚠", "info": "ℹ", "hint": "💡"}
 
 
@@ -102,7 +113,7 @@ def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
         head.append(f"overlaps previous by {size_label(ov, result.unit)}")
     if chunk.oversize:
         head.append("oversize (kept whole)")
-    parts = [SEP.join(head), fenced(truncate(chunk.text), _LANG.get(doc.kind, "text"))]
+    parts = [SEP.join(head), fenced(truncate(chunk.text), fence_language(doc))]
     nb = neighbours(result, chunk)
     if nb:
         parts.append("  \n".join(nb))

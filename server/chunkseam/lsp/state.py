@@ -35,6 +35,18 @@ from .settings import EditorSettings, resolve_for
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
 
 
+def _analysed(doc: Document) -> bool:
+    """A kind the server analyses, or code in a language the ``code`` strategy
+    parses with tree-sitter (JavaScript, TypeScript, Go, Rust, Java)."""
+    if doc.kind in SUPPORTED_KINDS:
+        return True
+    if doc.kind != "code":
+        return False
+    from ..tsstructure import code_language
+
+    return code_language(doc) is not None
+
+
 class NotOpen(Exception):
     """A request for a document the client has not opened."""
 
@@ -326,7 +338,7 @@ class DocumentStore:
             result.disabled = True
             result.seconds = time.perf_counter() - t0
             return result
-        if not getattr(settings, "enable", True) or doc.kind not in SUPPORTED_KINDS:
+        if not getattr(settings, "enable", True) or not _analysed(doc):
             result.disabled = True
             result.seconds = time.perf_counter() - t0
             return result
