@@ -201,8 +201,12 @@ def _codes(text: str, **kw) -> list[tuple[str, str]]:
 
 
 def test_cuts_inside_mdx_blocks():
-    # between the tabs of one element: CS008 (jsx)
-    assert ("CS008", "jsx") in _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n✂<B>\n\nTwo.\n\n</B>\n</Tabs>\n")
+    # between two whole tabs of one element: a clean place to cut
+    got = _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n✂<B>\n\nTwo.\n\n</B>\n</Tabs>\n")
+    assert "CS008" not in [c for c, _ in got]
+    # the opening tag left alone, or the closing tag cut off: CS008 (jsx)
+    assert ("CS008", "jsx") in _codes("<Tabs>\n✂<A>\n\nOne.\n\n</A>\n<B>\n\nTwo.\n\n</B>\n</Tabs>\n")
+    assert ("CS008", "jsx") in _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n<B>\n\nTwo.\n\n</B>\n✂</Tabs>\n")
     # in the import statements
     assert ("CS008", "esm") in _codes("import A from 'a'\n✂import B from 'b'\n\nText.\n")
     # inside a fence inside a tab: the fence's rule, not the element's
@@ -222,16 +226,19 @@ def test_lint_reports_a_cut_jsx_element(tmp_path):
         for n in ("npm", "yarn", "pnpm"))
     page.write_text("import Tabs from '@theme/Tabs';\n\n<Tabs>\n" + body + "\n</Tabs>\n",
                     encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "chunkseam", "lint", str(page), "--chunker", "markdown",
-         "--unit", "chars", "--size", "90", "--format", "json"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
-    assert proc.returncode == 1, proc.stderr
-    issues = json.loads(proc.stdout)["issues"]
-    jsx = [i for i in issues if i["code"] == "CS008"]
-    assert jsx and all("JSX element <Tabs>" in i["message"] for i in jsx), issues
-    # the markdown chunker cut between the tabs, never inside the import line
-    assert not [i for i in issues if (i.get("data") or {}).get("kind") == "esm"]
+    def lint(*options: str) -> list[dict]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "chunkseam", "lint", str(page), *options, "--unit", "chars",
+             "--format", "json"], capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+        assert proc.returncode in (0, 1), proc.stderr
+        return json.loads(proc.stdout)["issues"]
+
+    # the markdown chunker cuts between whole tabs, never inside the import line or a tag
+    issues = lint("--chunker", "markdown", "--size", "90")
+    assert not [i for i in issues if i["code"] == "CS008"], issues
+    # a fixed window cuts the element's own markup open
+    jsx = [i for i in lint("--chunker", "fixed", "--size", "30") if i["code"] == "CS008"]
+    assert jsx and any("JSX element <" in i["message"] for i in jsx), jsx
 
 
 @pytest_lsp.fixture(config=CONFIG)

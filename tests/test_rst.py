@@ -265,7 +265,7 @@ def _codes(text: str) -> list[tuple[str, str]]:
     ("- first item that goes\n  on and on. It has ✂two sentences.\n- second\n", "CS005"),
     ("Title\n=====\n\nThe first sentence runs ✂on here.\n", "CS002"),
     ("Intro.\n\nSection\n-------\n\n✂Body of the section.\n", "CS007"),
-    (".. note::\n\n   One paragraph.\n\n✂   Another paragraph.\n\nAfter.\n", "CS008"),
+    (".. note::\n\n✂   One paragraph.\n\n   Another paragraph.\n\nAfter.\n", "CS008"),
     (".. toctree::\n   :maxdepth: 2\n\n   intro\n✂   usage\n\nAfter.\n", "CS008"),
 ])
 def test_cut_rules_over_the_rst_structure(text, code):
@@ -276,6 +276,8 @@ def test_cut_rules_over_the_rst_structure(text, code):
 def test_clean_cuts_between_blocks_are_clean():
     text = "Title\n=====\n\nOne paragraph here.\n\n✂Another paragraph here.\n\n✂.. note::\n\n   A note.\n"
     assert _codes(text) == []
+    # between two whole paragraphs of a long note: its head stays with the first
+    assert _codes(".. note::\n\n   One paragraph.\n\n✂   Another paragraph.\n\nAfter.\n") == []
 
 
 def test_suppression_quick_fix_writes_an_rst_comment():

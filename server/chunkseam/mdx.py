@@ -187,7 +187,10 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
         old_parent, old_max, old_indent = state.parentType, state.lineMax, state.blkIndent
         state.parentType = "jsx"
         state.lineMax = inner_end
-        state.blkIndent = 0
+        # indentation inside JSX is layout: the children's common indentation is
+        # their left margin (a fence indented under its `<td>` is still a fence)
+        margins = [state.sCount[ln] for ln in range(inner_start, inner_end) if not state.isEmpty(ln)]
+        state.blkIndent = min(margins) if margins else 0
         state.md.block.tokenize(state, inner_start, inner_end)
         state.parentType, state.lineMax, state.blkIndent = old_parent, old_max, old_indent
     token = state.push("jsx_close", "", -1)

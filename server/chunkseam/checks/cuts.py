@@ -255,6 +255,11 @@ def _prose_in_element(ctx: Context, cut: Cut, s: int, e: int):
     return False
 
 
+def _closing_tag_after(text: str, start: int, end: int) -> bool:
+    """Is there a closing tag (``</…>``) in ``text[start:end]`` (the element's own end)?"""
+    return "</" in text[start:end]
+
+
 def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind == "front_matter":
@@ -292,12 +297,22 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",
                            block=[b.start, b.end], kind="esm")
-    # a JSX element: reported when the cut falls in its own markup or between
-    # its children; a cut inside a child block (a paragraph, a fence …) is
-    # judged by that block's rule, as Markdown anywhere else
+    # a JSX element or a reStructuredText directive: reported when the cut falls
+    # in its own markup — its opening tag or directive head and what is before
+    # its first child, its closing tag — so that a chunk is left with a bare
+    # `<Tab title="…">` or `.. note::`; a cut between two whole children
+    # (`</Step>⟂<Step>`, two paragraphs of a long note) is a clean place to cut,
+    # and a cut inside a child block is judged by that block's rule
     jsx = [b for b in where.blocks if b.kind in ("jsx", "directive")]
+    if jsx and any(o.kind == "list_item" for o in where.blocks):
+        return None  # an element in a list item, or a list in the element: the item is the unit (CS005)
     if jsx and not any(b.is_leaf for b in where.blocks):
         b = jsx[-1]
+        kids = ctx.structure.children(b)
+        if kids and kids[0].start < cut.offset and (
+                b.kind == "directive" or cut.offset < kids[-1].end
+                or not _closing_tag_after(ctx.text, kids[-1].end, b.end)):
+            return None
         if b.kind == "directive":  # a reStructuredText directive: in its head or between its body blocks
             return _finish(ctx, "CS008", cut, f"inside the reStructuredText directive \"{b.info}\"", b.start,
                            b.end, hint="keep the directive in one chunk", block=[b.start, b.end],
