@@ -33,7 +33,7 @@ import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
 
 export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = [
-  "markdown", "mdx", "python", "plaintext",
+  "markdown", "mdx", "restructuredtext", "python", "plaintext",
   "javascript", "typescript", "typescriptreact", "go", "rust", "java",
 ].flatMap(
   (language) => [
