@@ -809,14 +809,7 @@ def _lint_on_cluster(args: argparse.Namespace, items: list[tuple[str, Settings]]
     eprint(f"wrote the records to {args.output_dir} ({'SARIF' if fmt == 'sarif' else 'JSON Lines'} "
            "parts and summary.json)")
     print(report.summary_line(summary))
-    if errors:
-        return EXIT_ERROR
-    if fails:
-        return EXIT_ISSUES
-    if args.max_rate is not None and summary.rate * 100 > args.max_rate:
-        eprint(f"error: broken-chunk rate {summary.rate * 100:.1f}% is over --max-rate {args.max_rate:g}%")
-        return EXIT_ISSUES
-    return EXIT_OK
+    return _exit_code(args, bool(errors), bool(fails), summary)
 
 
 def _check_on_first_miss(results: Iterable[FileResult], settings: Settings):
