@@ -271,8 +271,12 @@ _NO_ISSUE = (None,)  # a cached "the cut is clean"
 
 
 def clear_caches() -> None:
-    """Forget every cached cut judgement (benchmarks use it for cold figures)."""
+    """Forget every cached cut judgement and bracket-span index (benchmarks
+    use it for cold figures)."""
+    from .checks import base
+
     _CUT_CACHE.clear()
+    base.clear_caches()
 
 
 def _cacheable(issue: Issue) -> bool:
@@ -343,7 +347,9 @@ class _CutJudge:
             if hit is _NO_ISSUE:
                 return None
             base, issue = hit
-            return _shifted(issue, lo - base)
+            # unmoved (before the edit): the cached issue itself, which no one
+            # changes (fewer objects per edit; the diagnostics see it unchanged)
+            return issue if base == lo else _shifted(issue, lo - base)
         found = _judge(ctx, self.order, cut, True)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
