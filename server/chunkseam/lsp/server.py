@@ -123,7 +123,8 @@ def _clamp_change_positions(data: dict[str, Any]) -> None:
 class ChunkseamServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("chunkseam", __version__, protocol_cls=ChunkseamProtocol,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         converter_factory=diagnostics.converter)
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors

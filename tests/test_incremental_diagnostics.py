@@ -1,0 +1,288 @@
+"""Every strategy's diagnostics after a sequence of edits are those of a cold open.
+
+The server analyses an edited document with what it kept from the previous
+versions (structure segments, each strategy's chunk run, cut judgements,
+bracket-span indexes, sentence spans) and turns the issues into diagnostics
+with its own converter. Here the server's analysis code (``DocumentStore``)
+is driven edit by edit as the server drives it (``didChange`` content changes
+in UTF-16 positions, the previous result kept), and after every edit the
+published diagnostics, as the client receives them (JSON), must equal those of
+the same text opened in a fresh store with every cross-version cache empty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import random
+import threading
+import weakref
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+from chunkseam.document import Document
+from chunkseam.lsp import diagnostics
+from chunkseam.lsp.settings import EditorSettings
+from chunkseam.lsp.state import DocumentStore
+
+from conftest import corpus_files
+from mdgen import markdown_texts
+
+structure_mod = importlib.import_module("chunkseam.structure")
+validate_mod = importlib.import_module("chunkseam.validate")
+markdown_mod = importlib.import_module("chunkseam.chunkers.markdown")
+base_mod = importlib.import_module("chunkseam.checks.base")
+sentences_mod = importlib.import_module("chunkseam.sentences")
+
+#: the server settings of each strategy (as bench_lsp.py measures them, and smaller)
+STRATEGIES = {
+    "markdown": [{}, {"size": 64, "overlap": 8}],
+    "recursive": [{"chunker": "recursive", "size": 48, "overlap": 8},
+                  {"chunker": "recursive", "unit": "chars", "size": 120, "overlap": 30}],
+    "langchain": [{"chunker": "langchain", "size": 48, "overlap": 8}],
+    "fixed": [{"chunker": "fixed", "size": 32, "overlap": 6},
+              {"chunker": "fixed", "unit": "chars", "size": 90, "overlap": 15}],
+    "sentence": [{"chunker": "sentence", "size": 40, "overlap": 1},
+                 {"chunker": "sentence", "unit": "chars", "size": 200, "overlap": 0}],
+}
+PIECES = ["a", "xy", " ", "\n", "\n\n", "# ", "#", "```", "\n```\n", "---", "\r\n", "- ", "> ",
+          "| x |", "    ", "1. ", "(", ")", "[", "`", "<!--", "<div>", ". ", "Word", "é", "😀"]
+
+WIRE = diagnostics.converter()
+URI = "file:///virtual/incremental.md"
+
+
+@contextlib.contextmanager
+def fresh_caches():
+    """Every cache an analysis may take from earlier versions or documents, empty."""
+    saved = (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE,
+             base_mod._SPAN_CACHE, sentences_mod._CACHE)
+    structure_mod._SEGMENTS = structure_mod._SegmentCache()
+    markdown_mod._SECTION_CACHES = weakref.WeakKeyDictionary()
+    validate_mod._CUT_CACHE = validate_mod._new_cut_cache()
+    base_mod._SPAN_CACHE = base_mod.ByteLRU("bracket spans (test)", base_mod.SPAN_CACHE_BYTES)
+    sentences_mod._CACHE = sentences_mod.ByteLRU("sentences (test)", 1 << 20)
+    try:
+        yield
+    finally:
+        (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE,
+         base_mod._SPAN_CACHE, sentences_mod._CACHE) = saved
+
+
+def store_for(server_settings: dict) -> DocumentStore:
+    store = DocumentStore(workers=1)
+    store.build_diagnostics = diagnostics.build
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": {"debounceMs": 0, **server_settings}})
+    return store
+
+
+def compute(store: DocumentStore, uri: str) -> list:
+    """The server's analysis of the current version (kept as its last result),
+    its diagnostics as the client reads them."""
+    od = store.get(uri)
+    snapshot = (uri, od.version, store.generation, od.doc, od.language_id,
+                dataclasses.replace(store.editor), store.encoding, od.serial)
+    result = store._compute(snapshot)
+    assert result.error is None, result.error
+    store.results[uri] = result
+    return json.loads(json.dumps(WIRE.unstructure(result.diagnostics)))
+
+
+def cold(server_settings: dict, text: str, version: int) -> list:
+    store = store_for(server_settings)
+    try:
+        with fresh_caches():
+            store.open(URI, text, version, "markdown")
+            return compute(store, URI)
+    finally:
+        store.shutdown()
+
+
+def change(doc: Document, a: int, b: int, ins: str) -> types.TextDocumentContentChangePartial:
+    s, e = doc.offset_to_position(a), doc.offset_to_position(b)
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(s.line, s.character), types.Position(e.line, e.character)),
+        text=ins)
+
+
+def edits_equal_cold(server_settings: dict, text: str, edits: list[tuple[float, int, str]]) -> int:
+    """Open ``text``, apply ``edits`` ((where as a fraction of the length,
+    characters replaced, inserted text)) one by one; after each, the
+    diagnostics equal a cold open's. Returns how many were compared."""
+    store = store_for(server_settings)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        for n, (frac, length, ins) in enumerate(edits):
+            od = store.get(URI)
+            doc = od.doc
+            a = int(frac * len(doc.text))
+            b = min(len(doc.text), a + length)
+            if 0 < a < len(doc.text) and doc.text[a - 1] == "\r" and doc.text[a] == "\n":
+                a -= 1  # UTF-16 positions cannot name the middle of a CRLF
+            store.change(URI, n + 2, [change(doc, a, max(a, b), ins)])
+            got = compute(store, URI)
+            assert got == cold(server_settings, store.get(URI).text, n + 2), (server_settings, n)
+        return len(edits)
+    finally:
+        store.shutdown()
+
+
+def _all_configs() -> list[tuple[str, dict]]:
+    return [(name, cfg) for name, cfgs in STRATEGIES.items() for cfg in cfgs]
+
+
+@pytest.mark.parametrize("name,server_settings", _all_configs(),
+                         ids=[f"{n}-{i}" for n, cfgs in STRATEGIES.items() for i in range(len(cfgs))])
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(text=markdown_texts(max_lines=30), data=st.data())
+def test_generated_edit_sequences_publish_what_a_cold_open_publishes(name, server_settings, text,
+                                                                     data):
+    edits = data.draw(st.lists(st.tuples(
+        st.floats(0, 1), st.sampled_from([0, 0, 1, 2, 10]),
+        st.lists(st.sampled_from(PIECES), max_size=3).map("".join)), min_size=1, max_size=4))
+    edits_equal_cold(server_settings, text, edits)
+
+
+@pytest.mark.parametrize("name,server_settings", _all_configs(),
+                         ids=[f"{n}-{i}" for n, cfgs in STRATEGIES.items() for i in range(len(cfgs))])
+def test_corpus_edit_sequences_publish_what_a_cold_open_publishes(name, server_settings):
+    """A document of a few corpus pages (its paragraphs, fences, tables and
+    links), edited at random places: one-character edits, as typing makes
+    them, and a few larger ones."""
+    files = corpus_files("markdown")
+    rng = random.Random(len(name) * 7 + len(server_settings))
+    text = "\n\n".join(rng.choice(files).read_text(encoding="utf-8") for _ in range(3))
+    edits = [(rng.random(), 0, rng.choice("abcdefgh ")) for _ in range(4)]
+    edits += [(rng.random(), rng.choice([0, 1, 5]), rng.choice(PIECES)) for _ in range(2)]
+    assert edits_equal_cold(server_settings, text, edits) == 6
+
+
+def test_diagnostics_before_an_edit_are_carried_over():
+    """After an edit, the diagnostics on the lines before it are the previous
+    version's (their ranges shared, their data naming the new version); the
+    rest are made anew, and all equal a cold open's."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:5])
+    cfg = {"chunker": "fixed", "size": 48, "overlap": 8}
+    store = store_for(cfg)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        before = store.results[URI].diagnostics
+        at = len(text) * 2 // 3
+        store.change(URI, 2, [change(store.get(URI).doc, at, at, "x")])
+        got = compute(store, URI)
+        after = store.results[URI].diagnostics
+    finally:
+        store.shutdown()
+    assert got == cold(cfg, store.get(URI).text, 2)
+    shared = [d for d in after if any(d.range is o.range for o in before)]
+    line = store.get(URI).doc.offset_to_position(at).line
+    assert len(shared) > len(after) // 3
+    assert all(d.range.end.line < line and d.data["version"] == 2 for d in shared)
+    assert any(d.range.start.line > line for d in after)
+
+
+# -- what goes over the wire ---------------------------------------------------------------------
+
+
+def test_diagnostics_are_written_as_pygls_converter_writes_them():
+    """The hand-written conversion of a diagnostic to JSON gives what cattrs'
+    generated one gives: on a real analysis (related information, data with
+    nested lists) and on diagnostics with the fields the server leaves out."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    store = store_for({"chunker": "fixed", "size": 48, "overlap": 8})
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        diags = store.results[URI].diagnostics
+    finally:
+        store.shutdown()
+    assert len(diags) > 50 and any(d.related_information for d in diags)
+    r = types.Range(types.Position(0, 1), types.Position(2, 3))
+    diags = diags + [
+        types.Diagnostic(range=r, message="bare"),
+        types.Diagnostic(range=r, message="all", severity=types.DiagnosticSeverity.Hint, code=7,
+                         code_description=types.CodeDescription(href="https://x"), source="s",
+                         tags=[types.DiagnosticTag.Unnecessary, types.DiagnosticTag.Deprecated],
+                         related_information=[], data={"nested": {"a": [1, None, "x"]}}),
+        diagnostics.internal_error("boom"),
+    ]
+    plain = default_converter()
+    assert WIRE.get_unstructure_hook(types.Diagnostic) is diagnostics._wire_diagnostic
+    for d in diags:
+        assert WIRE.unstructure(d) == plain.unstructure(d)
+    params = types.PublishDiagnosticsParams(uri=URI, diagnostics=diags, version=4)
+    assert json.dumps(WIRE.unstructure(params)) == json.dumps(plain.unstructure(params))
+
+
+def test_positions_equal_the_documents_conversion():
+    """Offsets to LSP positions, shared by the diagnostics of one build, equal
+    Document.offset_to_position at every offset, in every encoding, with
+    every kind of line break and characters outside the BMP."""
+    text = "ab\r\ncd\ré😀f\n\n\u2028x\r\n\r\nlast 😀"
+    doc = Document(text)
+    for encoding in ("utf-16", "utf-8", "utf-32"):
+        pos = diagnostics.Positions(doc, encoding)
+        for o in range(-2, len(text) + 3):
+            p = doc.offset_to_position(doc.clamp(o), encoding)
+            assert pos.at(o) == (p.line, p.character), (encoding, o)
+            for e in (o - 1, o, o + 3):
+                assert pos.range(o, e) == diagnostics.lsp_range(doc, o, e, encoding)
+
+
+# -- shared caches under concurrency -----------------------------------------------------------
+
+
+def test_edited_versions_analysed_on_many_threads_equal_a_sequential_run():
+    """Worker threads share the cross-version caches (cut judgements, bracket
+    spans, sentences): versions of one document analysed concurrently on
+    eight threads publish what each publishes analysed alone."""
+    files = corpus_files("markdown")
+    rng = random.Random(5)
+    text = "\n\n".join(rng.choice(files).read_text(encoding="utf-8") for _ in range(3))
+    versions = [text]
+    for _ in range(7):
+        t = versions[-1]
+        a = rng.randrange(len(t))
+        versions.append(t[:a] + rng.choice(["x", " ", "(", "\n\n", "`"]) + t[a:])
+    configs = [cfg for _name, cfg in _all_configs()][:6]
+    expected = {(i, k): cold(cfg, t, 1) for k, cfg in enumerate(configs)
+                for i, t in enumerate(versions)}
+    got: dict = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def work(worker: int) -> None:
+        try:
+            barrier.wait()
+            for k, cfg in enumerate(configs):
+                store = store_for(cfg)
+                try:
+                    for step in range(len(versions)):
+                        i = (step + worker) % len(versions)
+                        store.open(URI, versions[i], 1, "markdown")
+                        got[(worker, i, k)] = compute(store, URI)
+                finally:
+                    store.shutdown()
+        except Exception as exc:  # noqa: BLE001  reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(got) == 8 * len(versions) * len(configs)
+    for (_worker, i, k), diags in got.items():
+        assert diags == expected[(i, k)]
