@@ -286,3 +286,22 @@ def test_edited_versions_analysed_on_many_threads_equal_a_sequential_run():
     assert len(got) == 8 * len(versions) * len(configs)
     for (_worker, i, k), diags in got.items():
         assert diags == expected[(i, k)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=markdown_texts(max_lines=40), data=st.data())
+def test_heading_and_leaf_lookups_without_blocks_equal_the_block_walk(text, data):
+    """``Structure.has_heading_between`` (CS104 asks it for every chunk) and
+    ``first_leaf_between`` (CS103, for a chunk starting in list or quote
+    markup) answer what a walk over ``blocks_between`` answers, blocks in list
+    items and quotes included."""
+    from chunkseam.structure import structure
+
+    st_ = structure(Document(text, path="/virtual/h.md"))
+    for _ in range(12):
+        a = data.draw(st.integers(-1, len(text) + 1))
+        b = data.draw(st.integers(a, len(text) + 2))
+        between = st_.blocks_between(a, b)
+        want = any(x.kind == "heading" for x in between)
+        assert st_.has_heading_between(a, b) == want, (a, b)
+        assert st_.first_leaf_between(a, b) is next((x for x in between if x.is_leaf), None)
