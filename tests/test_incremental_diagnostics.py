@@ -191,6 +191,42 @@ def test_diagnostics_before_an_edit_are_carried_over():
     assert any(d.range.start.line > line for d in after)
 
 
+def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
+    """The cuts and chunks before an edit's neighbourhood keep the last run's
+    judgements without a lookup; those from it on are judged (through the
+    content-keyed cache): fewer than half after an edit three quarters in."""
+    from chunkseam.analysis import analyze
+    from chunkseam.checks import chunks as chunks_mod
+    from chunkseam.settings import Settings
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:6])
+    config = Settings(chunker="recursive", size=64, overlap=8)
+    doc = Document(text, path="/virtual/prefix.md", version=1)
+    first = analyze(doc, config)
+    judged: list[int] = []
+    checked: list[int] = []
+    real_judge, real_chunks = validate_mod._CutJudge.judge, chunks_mod.chunk_issues
+    monkeypatch.setattr(validate_mod._CutJudge, "judge",
+                        lambda self, cut: judged.append(cut.offset) or real_judge(self, cut))
+
+    def spy(ctx, first_content, views=None):
+        checked.append(len(ctx.chunks if views is None else views))
+        return real_chunks(ctx, first_content, views)
+
+    monkeypatch.setattr(validate_mod, "chunk_issues", spy)
+    at = text.index(" ", len(text) * 3 // 4)
+    new = doc.with_edit(at, at, "x", version=2)
+    second = analyze(new, config)
+    monkeypatch.undo()
+    assert judged and min(judged) > len(text) // 2
+    assert 0 < checked[0] < len(second.chunks) // 2
+    with fresh_caches():
+        fresh = analyze(Document(new.text, path="/virtual/prefix.md", version=2), config)
+    assert [dataclasses.asdict(i) for i in second.issues] == [dataclasses.asdict(i) for i in fresh.issues]
+    assert len(first.issues) > 20
+
+
 # -- what goes over the wire ---------------------------------------------------------------------
 
 

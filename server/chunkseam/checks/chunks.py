@@ -265,14 +265,15 @@ def _cut_at(sizer, text: str, budget: int) -> int:
     return lo
 
 
-def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
+def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
+    """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
     from ..embedding_models import model_limit
 
     out: list[Issue] = []
     on = ctx.enabled
     # no model limit configured: CS105 has nothing to check in any chunk (asked once)
     limited = "CS105" in on and bool(model_limit(ctx.settings))
-    for view in ctx.chunks:
+    for view in ctx.chunks if views is None else views:
         if "CS101" in on and (i := oversize(ctx, view)):
             out.append(i)
         if "CS102" in on and (i := fragment(ctx, view)):
