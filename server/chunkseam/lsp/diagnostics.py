@@ -301,7 +301,8 @@ def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnosti
     if limit <= 0 or len(diagnostics) <= limit:
         return diagnostics
     keep = limit - 1
-    order = sorted(range(len(diagnostics)), key=lambda i: (_rank(diagnostics[i]), i))
+    ranks = [_rank(d) for d in diagnostics]
+    order = sorted(range(len(diagnostics)), key=ranks.__getitem__)  # stable: ties in document order
     kept = [diagnostics[i] for i in sorted(order[:keep])]
     left = [diagnostics[i] for i in order[keep:]]
     counts = [0, 0, 0, 0]
