@@ -341,3 +341,30 @@ def test_heading_and_leaf_lookups_without_blocks_equal_the_block_walk(text, data
         want = any(x.kind == "heading" for x in between)
         assert st_.has_heading_between(a, b) == want, (a, b)
         assert st_.first_leaf_between(a, b) is next((x for x in between if x.is_leaf), None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab \n.éß€😀日")), max_size=60),
+       edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 6),
+                                st.text(alphabet=st.sampled_from(list("x é😀\n€")), max_size=4)),
+                      min_size=1, max_size=4))
+def test_fixed_token_text_splices_its_multibyte_index(text, edits):
+    """The ``fixed`` chunker's index of multi-byte characters (byte <-> character
+    offsets) is spliced around an edit, never rebuilt: equal to a fresh one."""
+    from chunkseam.analysis import sizer_for
+    from chunkseam.chunkers.fixed import _TokenText
+    from chunkseam.chunkers.resync import token_text
+    from chunkseam.settings import Settings
+
+    sizer = sizer_for(Settings(chunker="fixed"))
+    doc = Document(text, path="/virtual/mb.md", version=1)
+    token_text(doc, sizer, sizer.encoding)
+    for frac, length, ins in edits:
+        a = int(frac * len(doc.text))
+        doc = doc.with_edit(a, a + length, ins, version=(doc.version or 0) + 1)
+        got = token_text(doc, sizer, sizer.encoding)
+        want = _TokenText(doc.text, sizer, sizer.encoding)
+        assert (got._multibyte, got._mb_bytes, got._extra) == (
+            want._multibyte, want._mb_bytes, want._extra)
+        assert [got.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)] == [
+            want.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)]
