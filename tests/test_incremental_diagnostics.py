@@ -227,6 +227,31 @@ def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
     assert len(first.issues) > 20
 
 
+def test_issues_kept_for_the_next_version_are_not_the_ones_handed_out():
+    """Changing the issues one validation returned does not change what the
+    next version's validation reuses from it (cuts and chunks before an edit)."""
+    from chunkseam.analysis import analyze
+    from chunkseam.settings import Settings
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    config = Settings(chunker="sentence", size=40, overlap=1)
+    doc = Document(text, path="/virtual/copies.md", version=1)
+    for version in (2, 3):
+        for issue in analyze(doc, config).issues:
+            issue.message = "tampered"
+            for v in issue.data.values():
+                if isinstance(v, list):
+                    v.append(-1)
+        at = len(doc.text) - 40
+        doc = doc.with_edit(at, at, "x", version=version)
+    got = analyze(doc, config).issues
+    with fresh_caches():
+        want = analyze(Document(doc.text, path="/virtual/copies.md"), config).issues
+    assert len(want) > 20
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+
+
 # -- what goes over the wire ---------------------------------------------------------------------
 
 

@@ -360,7 +360,8 @@ class _CutJudge:
         key = ("validate-cuts", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused = 0
-        found_all: list[Any] = []
+        found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
+        out: list[Issue] = []
         if previous is not None:
             old_serials, old_cuts, old_found, old_starts = previous
             # a cut's neighbourhood reaches two segments past the one holding it
@@ -375,13 +376,19 @@ class _CutJudge:
                 if not all(p is None or (p in by_position and by_position[p].start == old_starts.get(p))
                            for p in (cut.left, cut.right)):
                     break
-                found_all.append(old_found[reused])
+                kept = old_found[reused]
+                found_all.append(kept)
+                if kept is not None:
+                    out.append(_copy(kept))
                 reused += 1
         for cut in cuts[reused:]:
-            found_all.append(self.judge(cut))
+            found = self.judge(cut)
+            found_all.append(None if found is None else _copy(found))
+            if found is not None:
+                out.append(found)
         starts = {v.position: v.start for v in ctx.chunks}
         ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts))
-        return [f for f in found_all if f is not None]
+        return out
 
     def _common_bound(self, old_serials: list) -> int:
         """The offset before which a judgement reads only structure segments
@@ -418,9 +425,11 @@ class _CutJudge:
             if n:
                 kept = {views[i].position for i in range(n)}
                 reused = [i for i in old_issues if i.chunk in kept]
-        out = reused + chunk_issues(ctx, first_content, views[n:])
-        ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], out))
-        return out
+        fresh = chunk_issues(ctx, first_content, views[n:])
+        # the run keeps its own copies, the caller gets others (it may change them)
+        own = reused + [_copy(i) for i in fresh]
+        ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
+        return [_copy(i) for i in reused] + fresh
 
     def _start(self, position: int | None, lo: int, hi: int) -> int | None:
         if position is None:
@@ -442,9 +451,7 @@ class _CutJudge:
             if hit is _NO_ISSUE:
                 return None
             base, issue = hit
-            # unmoved (before the edit): the cached issue itself, which no one
-            # changes (fewer objects per edit; the diagnostics see it unchanged)
-            return issue if base == lo else _shifted(issue, lo - base)
+            return _shifted(issue, lo - base)
         found = _judge(ctx, self.order, cut, True)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
@@ -452,6 +459,17 @@ class _CutJudge:
             _CUT_CACHE.put(key, (lo, _shifted(found, 0)),
                            900 + len(found.message) + len(found.data) * 120)
         return found
+
+
+def _copy(issue: Issue) -> Issue:
+    """A copy of ``issue`` that shares nothing changeable with it (its data's
+    lists copied, as :func:`_shifted` copies them)."""
+    data = issue.data
+    if isinstance(data, dict):
+        data = {k: (list(v) if isinstance(v, list) else v) for k, v in data.items()}
+    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+                 issue.chunk, issue.other_chunk, issue.cut, issue.related, issue.related_message,
+                 issue.fix, data, issue.unit)
 
 
 def _view_key(view: ChunkView) -> tuple:
