@@ -261,6 +261,22 @@ def build_view(cells: list[Cell]) -> tuple[str, NotebookMap]:
                              tuple(c.language for c in cells), len(view))
 
 
+#: what ``lint --fix`` / ``--diff`` say for a notebook
+NOTEBOOK_FIX_REFUSED = ("not fixed: --fix does not edit notebooks (it would rewrite the cells' JSON); "
+                        "its issues are reported below, fix them in the notebook's cells")
+
+
+def open_document(text: str, path: str | None, settings=None):
+    """The document to analyse for a file's text: a notebook's view for an
+    ``.ipynb`` (:class:`NotebookError` when it is not a notebook; the
+    ``notebook_outputs`` setting says whether outputs are in it), else the text."""
+    from .document import Document
+
+    if is_notebook(path):
+        return read_document(text, path, outputs=bool(getattr(settings, "notebook_outputs", False)))
+    return Document(text, path=path)
+
+
 def read_document(text: str, path: str | None = None, *, outputs: bool = False, uri: str | None = None,
                   version: int | None = None):
     """A :class:`~chunkseam.document.Document` whose text is the notebook's view
@@ -288,3 +304,49 @@ def cell_line_col(doc, offset: int) -> tuple[int, int, int]:
     line = before.count("\n") + before.count("\r") - before.count("\r\n")
     last = max(before.rfind("\n"), before.rfind("\r"))
     return cell + 1, line + 1, off - last
+
+
+#: JSON strings (with the colon of a key), brackets: enough to follow a notebook's nesting
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]', re.DOTALL)
+
+
+def source_lines(raw: str) -> list[tuple[int, bool]]:
+    """For each cell of the notebook's JSON text ``raw``: ``(line of the .ipynb
+    file where its source value starts (1-based), whether the source is a list
+    written one element a line)`` — as Jupyter saves notebooks, element ``k``
+    (the cell's line ``k + 1``) is then on file line ``line + 1 + k``. Used to
+    point SARIF and GitHub annotations at the file's own lines; a cell whose
+    source is not found gets the line of its opening brace."""
+    out: list[tuple[int, bool]] = []
+    # each open container: (bracket, the key that opened it, or "cell")
+    stack: list[tuple[str, str]] = []
+    key = ""
+    for m in _JSON_TOKEN.finditer(raw):
+        tok = m.group(0)
+        c = tok[0]
+        if c == '"':
+            key = tok[1: tok.rindex('"')] if m.group(1) else ""
+            if key in ("source", "input") and stack and stack[-1] == ("{", "cell"):
+                line = raw.count("\n", 0, m.end()) + 1
+                rest = raw[m.end(): m.end() + 64].lstrip(" \t")
+                per_line = rest.startswith("[") and rest[1:].lstrip(" \t").startswith(("\n", "\r"))
+                out[-1] = (line, per_line)
+            continue
+        if c in "{[":
+            if c == "{" and stack and stack[-1] == ("[", "cells"):
+                out.append((raw.count("\n", 0, m.start()) + 1, False))
+                stack.append(("{", "cell"))
+            else:
+                stack.append((c, key))
+        elif stack:
+            stack.pop()
+        key = ""
+    return out
+
+
+def file_line(lines: list[tuple[int, bool]], cell: int, line: int) -> int:
+    """The .ipynb file's line (1-based) holding line ``line`` (1-based) of cell ``cell`` (1-based)."""
+    if not 1 <= cell <= len(lines):
+        return 1
+    start, per_line = lines[cell - 1]
+    return start + line if per_line else start
