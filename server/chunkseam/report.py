@@ -633,18 +633,20 @@ def gitlab_document(results: list[FileResult]) -> list[dict[str, Any]]:
     for r in results:
         for rec in r.records:
             key = f"{rec.path}\0{rec.code}\0{rec.fingerprint or (rec.start_offset, rec.end_offset)}\0{len(out)}"
+            line, col, end_line, end_col = _file_region(rec)
+            where = f"{_where(rec)}: " if col is None else ""  # a notebook: the cell in the text
             out.append({
                 "type": "issue",
                 "check_name": rec.code,
-                "description": f"{rec.code} [{rec.name}] {rec.message}",
+                "description": f"{rec.code} [{rec.name}] {where}{rec.message}",
                 "content": {"body": f"See {rule_url(rec.code)}"},
                 "categories": ["Style"],
                 "severity": _GITLAB_SEVERITY.get(rec.severity, "minor"),
                 "fingerprint": hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
                 "location": {
                     "path": _sarif_uri(rec.path),
-                    "positions": {"begin": {"line": rec.line, "column": rec.column},
-                                  "end": {"line": rec.end_line, "column": rec.end_column}},
+                    "positions": {"begin": {"line": line, "column": col or 1},
+                                  "end": {"line": end_line, "column": end_col or 1}},
                 },
             })
     return out
@@ -669,11 +671,12 @@ def junit_xml(results: list[FileResult], summary: Summary, errors: list[dict[str
         suite = ET.SubElement(root, "testsuite", name=r.path)
         cases = 0
         for rec in r.records:
-            line, col = rec.line, rec.column
-            case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {line}:{col}",
+            where = _where(rec)
+            line = _file_region(rec)[0]
+            case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {where}",
                                  classname=r.path, file=r.path, line=str(line))
             fail = ET.SubElement(case, "failure", message=rec.message, type=rec.code)
-            fail.text = f"{rec.path}:{line}:{col}: {rec.code} [{rec.name}] {rec.message}\n{rule_url(rec.code)}"
+            fail.text = f"{rec.path}:{where}: {rec.code} [{rec.name}] {rec.message}\n{rule_url(rec.code)}"
             cases += 1
         if not cases:
             ET.SubElement(suite, "testcase", name="no issues", classname=r.path)
@@ -734,8 +737,7 @@ def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = 
         shown = [rec for r in results for rec in r.records][:MARKDOWN_MAX_ISSUES]
         lines += ["<details><summary>Issues</summary>", "", "| Location | Rule | Message |", "| --- | --- | --- |"]
         for rec in shown:
-            line, col = rec.line, rec.column
-            lines.append(f"| `{_md_cell(rec.path)}:{line}:{col}` | {rec.code} {_md_cell(rec.name)} | "
+            lines.append(f"| `{_md_cell(rec.path)}:{_where(rec)}` | {rec.code} {_md_cell(rec.name)} | "
                          f"{_md_cell(rec.message)} |")
         if summary.issues > len(shown):
             lines += ["", f"{summary.issues - len(shown)} more not listed; see `--format json`."]
