@@ -43,6 +43,12 @@ def test_a_cell_with_a_fence_gets_a_longer_fence():
     assert doc.text.startswith("````python\n") and doc.text.endswith("\n````")
 
 
+def test_an_empty_code_cell_adds_no_fence():
+    doc = read_document(nb(("markdown", "Text."), ("code", ""), ("code", "  \n")), "nb.ipynb")
+    assert doc.text == "Text.\n\n\n\n  \n"
+    assert doc.location(len(doc.text)) == (3, 2, 1)
+
+
 def test_outputs_only_when_configured():
     outputs = [{"output_type": "stream", "name": "stdout", "text": ["hello\n"]},
                {"output_type": "display_data", "data": {"text/html": "<b>x</b>", "image/png": "AAAA"},
@@ -87,6 +93,10 @@ def test_location_is_cell_line_column():
     # synthetic text maps to the nearest cell boundary: the end of the fence
     # line before cell 2 to cell 2's start, the blank line after cell 1 to its end
     assert doc.location(doc.text.index("```python") + len("```python")) == (2, 1, 1)
+    # a code cell's own fence lines map to that cell, whatever is nearer
+    assert doc.location(doc.text.index("```python")) == (2, 1, 1)
+    assert doc.location(doc.text.index("```\n\nx")) == (2, 3, 1)
+    assert doc.location(doc.text.index("```\n\nx") + 4) == (2, 3, 1)  # the blank line: nearer the end
     assert doc.location(doc.text.index("first") + len("first") + 1) == (1, 3, 6)
 
 
