@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest_lsp
-from chunkseam.analysis import analyze
+from chunkseam.analysis import analyze, make_chunks
 from chunkseam.document import Document
 from chunkseam.notebook import Cell, build_view
 from chunkseam.settings import Settings
@@ -169,6 +169,20 @@ async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
     assert hover is not None and "chunk" in str(hover.contents).lower()
     if hover.range is not None:  # in the cell's lines
         assert hover.range.start.line <= PROSE.count("\n")
-    lenses = await asyncio.wait_for(client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=cell_uri(0)))), TIMEOUT)
-    assert not lenses
+    # code lenses: one per chunk, in the cell where the chunk starts, showing the notebook's chunk
+    lenses = {}
+    for i in range(3):
+        lenses[i] = await asyncio.wait_for(client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri=cell_uri(i)))), TIMEOUT)
+    view, nbmap = build_view([Cell("markdown" if lang == "markdown" else "code", text, lang)
+                              for lang, text in CELLS])
+    doc = Document(view, kind="markdown")
+    doc.notebook = nbmap
+    starts = [nbmap.to_cell(c.start) for c in make_chunks(doc, FIXED)[1]]
+    assert sorted((i, offset_in(CELLS[i][1], lens.range.start)) for i, ls in lenses.items() for lens in ls) == \
+        sorted(starts)
+    lens = lenses[0][0]
+    assert lens.command.arguments[0] == NB
+    shown = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=lens.command.command, arguments=lens.command.arguments[:2])), TIMEOUT)
+    assert shown["text"].startswith("# Retrieval")

@@ -166,3 +166,26 @@ def cell_hover(result: Any, entry: OpenNotebook, cell_uri: str, hover: types.Hov
     view = result.doc
     _cell, rng = _cell_range(view, entry.cell_docs, view.notebook, hover.range, encoding)
     return types.Hover(contents=hover.contents, range=rng)
+
+
+def cell_lenses(result: Any, entry: OpenNotebook, cell_uri: str, encoding: str) -> list[types.CodeLens]:
+    """The code lenses of the chunks that start in a cell, at their start in the
+    cell; their ``chunkseam.showChunk`` commands name the notebook (its view)."""
+    from .codelens import lenses
+
+    try:
+        cell = entry.cells.index(cell_uri)
+    except ValueError:
+        return []
+    nbmap = result.doc.notebook
+    if nbmap is None or len(nbmap) != len(entry.cells):
+        return []
+    out = []
+    for lens, chunk in zip(lenses(result, encoding), result.chunks):
+        c, off = nbmap.to_cell(chunk.start)
+        if c != cell:
+            continue
+        p = entry.cell_docs[cell].offset_to_position(off, encoding)
+        pos = types.Position(p.line, p.character)
+        out.append(types.CodeLens(range=types.Range(pos, pos), command=lens.command))
+    return out
