@@ -326,3 +326,12 @@ def test_any_json_is_a_view_or_one_clear_error(value):
         assert str(exc).startswith("not a Jupyter notebook: ")
     else:
         assert doc.notebook is not None and doc.kind == "markdown"
+
+
+def test_preview_names_cells(tmp_path, capsys):
+    p = _write(tmp_path)
+    code, out, err = run(capsys, "preview", "--chunker", "fixed", "--unit", "chars", "--size", "120", str(p))
+    assert "cells 1:1–2:" in out and "CS003 [split-code-fence] cell 2:6:" in out, out + err
+    html = tmp_path / "p.html"
+    run(capsys, "preview", "--html", str(html), str(p))
+    assert 'title="chunk 1 · cell' in html.read_text(encoding="utf-8")

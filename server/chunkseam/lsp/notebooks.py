@@ -13,7 +13,9 @@ the cell's own lines, and published to the cell's URI — every cell of the
 notebook gets a list, empty when it has none, and a cell removed or a notebook
 closed gets an empty one. A ``textDocument/diagnostic`` pull for a cell URI is
 answered from the same analysis; hovers on a cell map the position through
-the view.
+the view, and a cell's code lenses are those of the chunks that start in it
+(their ``chunkseam.showChunk`` names the notebook). Quick fixes, symbols and
+folding ranges are not offered in cells (they would edit or outline the view).
 """
 
 from __future__ import annotations
