@@ -330,7 +330,7 @@ def test_any_json_is_a_view_or_one_clear_error(value):
 
 def test_preview_names_cells(tmp_path, capsys):
     p = _write(tmp_path)
-    code, out, err = run(capsys, "preview", "--chunker", "fixed", "--unit", "chars", "--size", "120", str(p))
+    _, out, err = run(capsys, "preview", "--chunker", "fixed", "--unit", "chars", "--size", "120", str(p))
     assert "cells 1:1–2:" in out and "CS003 [split-code-fence] cell 2:6:" in out, out + err
     html = tmp_path / "p.html"
     run(capsys, "preview", "--html", str(html), str(p))
