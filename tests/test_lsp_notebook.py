@@ -186,3 +186,22 @@ async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
     shown = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
         command=lens.command.command, arguments=lens.command.arguments[:2])), TIMEOUT)
     assert shown["text"].startswith("# Retrieval")
+
+
+async def test_notebook_messages_out_of_order_do_not_break_the_server(client: LanguageClient):
+    await initialize(client, settings=FIXED_200)
+    other = "untitled:/never-opened.ipynb"
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=other, version=2),
+        change=types.NotebookDocumentChangeEvent()))
+    client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=other), cell_text_documents=[]))
+    # a notebook without cells, then one whose cell is not Python at all
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=other, notebook_type="jupyter-notebook", version=1, cells=[]),
+        cell_text_documents=[]))
+    open_notebook(client, cells=[("markdown", PROSE), ("sql", "SELECT 1;\n" * 40)])
+    got = await published_for(client, [cell_uri(0), cell_uri(1)], 0)
+    assert any(d.code == "CS002" for d in got[cell_uri(0)])
+    assert all(d.range.start.line <= 40 for d in got[cell_uri(1)])
+
