@@ -4,6 +4,7 @@ analysed as one view, diagnostics pushed and pulled per cell URI."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest_lsp
 from chunkseam.analysis import analyze, make_chunks
@@ -205,3 +206,14 @@ async def test_notebook_messages_out_of_order_do_not_break_the_server(client: La
     assert any(d.code == "CS002" for d in got[cell_uri(0)])
     assert all(d.range.start.line <= 40 for d in got[cell_uri(1)])
 
+
+
+async def test_a_notebook_opened_as_json_text_is_not_analysed_as_markdown(client: LanguageClient):
+    await initialize(client, settings=FIXED_200)
+    from lsp_support import open_doc
+
+    raw = json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": PROSE}], "metadata": {},
+                      "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    open_doc(client, "untitled:/raw.ipynb", raw, language_id="json")
+    published = await wait_published(client, "untitled:/raw.ipynb")
+    assert list(published.diagnostics) == []
