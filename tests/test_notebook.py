@@ -335,3 +335,18 @@ def test_preview_names_cells(tmp_path, capsys):
     html = tmp_path / "p.html"
     run(capsys, "preview", "--html", str(html), str(p))
     assert 'title="chunk 1 · cell' in html.read_text(encoding="utf-8")
+
+
+def test_audit_locates_a_loaders_chunks_in_the_notebook_view(tmp_path, capsys, monkeypatch):
+    p = _write(tmp_path)
+    view = read_document(p.read_text(encoding="utf-8"), str(p)).text
+    # a loader's chunks of the view: cut every 120 characters (through the code cell)
+    rows = [{"text": view[i:i + 120], "source": p.name, "start": i} for i in range(0, len(view), 120)]
+    dump = tmp_path / "chunks.jsonl"
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, out, err = run(capsys, "audit", str(dump), "--format", "json")
+    data = json.loads(out)
+    assert data["files"][0]["mode"] == "source-aware", err
+    split = [i for i in data["issues"] if i["code"] == "CS003"]
+    assert split and all(i["cell"] == 2 for i in split)
