@@ -11,12 +11,15 @@ from chunkseam.analysis import analyze, make_chunks
 from chunkseam.document import Document
 from chunkseam.notebook import Cell, build_view
 from chunkseam.settings import Settings
+from clikit import run
+from conftest import corpus_files
 from lsp_support import (
     CONFIG,
     FIXED_200,
     ROOT,
     TIMEOUT,
     capabilities,
+    open_doc,
     shutdown,
     wait_published,
 )
@@ -210,10 +213,24 @@ async def test_notebook_messages_out_of_order_do_not_break_the_server(client: La
 
 async def test_a_notebook_opened_as_json_text_is_not_analysed_as_markdown(client: LanguageClient):
     await initialize(client, settings=FIXED_200)
-    from lsp_support import open_doc
-
     raw = json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": PROSE}], "metadata": {},
                       "nbformat": 4, "nbformat_minor": 5}, indent=1)
     open_doc(client, "untitled:/raw.ipynb", raw, language_id="json")
     published = await wait_published(client, "untitled:/raw.ipynb")
     assert list(published.diagnostics) == []
+
+
+async def test_a_corpus_notebook_gets_the_diagnostics_lint_reports(client: LanguageClient, capsys):
+    (path,) = [p for p in corpus_files("notebooks", "*.ipynb") if p.name == "local_search.ipynb"]
+    _, out, _ = run(capsys, "lint", "--no-cache", "--chunker", "recursive", "--size", "256", "--overlap", "32",
+                    "--format", "json", str(path))
+    want = sorted((i["cell"], i["line"], i["column"], i["code"]) for i in json.loads(out)["issues"])
+    assert any(code == "CS003" for *_, code in want)
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = [("markdown" if c["cell_type"] == "markdown" else "python", "".join(c["source"])) for c in nb["cells"]]
+    await initialize(client, settings={"chunker": "recursive", "size": 256, "overlap": 32, "debounceMs": 0})
+    open_notebook(client, cells=cells)
+    got = await published_for(client, [cell_uri(i) for i in range(len(cells))], 0)
+    seen = sorted((n + 1, d.range.start.line + 1, d.range.start.character + 1, d.code)
+                  for n in range(len(cells)) for d in got[cell_uri(n)])
+    assert seen == want  # the editor's squiggles are lint's issues, cell for cell

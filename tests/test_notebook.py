@@ -10,10 +10,7 @@ import pytest
 from chunkseam.analysis import analyze
 from chunkseam.notebook import NotebookError, read_document
 from chunkseam.settings import Settings
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "notebooks"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/notebooks")
+from conftest import corpus_files
 
 
 def nb(*cells, nbformat=4, **meta) -> str:
@@ -101,7 +98,7 @@ def test_location_is_cell_line_column():
 
 
 def test_corpus_notebooks_analyse_and_map_back():
-    files = sorted(CORPUS.rglob("*.ipynb"))
+    files = corpus_files("notebooks", "*.ipynb")
     assert len(files) == 17
     for f in files:
         raw = f.read_text(encoding="utf-8")
