@@ -47,6 +47,8 @@ class OpenNotebook:
     cell_docs: list[Document] = field(default_factory=list)
     #: the cell URIs diagnostics were last published to
     published: set[str] = field(default_factory=set)
+    #: the last split of diagnostics by cell: (the result it was made from, by cell URI)
+    last_split: tuple[Any, dict[str, list[types.Diagnostic]]] | None = None
 
 
 class Notebooks:
@@ -81,6 +83,7 @@ class Notebooks:
         doc = Document(text, uri=uri, path=uri_to_path(uri), version=nb.version, kind="markdown")
         doc.notebook = nbmap
         entry.cells = uris
+        entry.last_split = None
         entry.cell_docs = [Document(c.source, uri=u, kind="text") for c, u in zip(cells, uris)]
         for u in uris:
             self.cell_owner[u] = uri
@@ -121,6 +124,8 @@ def split(result: Any, entry: OpenNotebook, encoding: str,
           diagnostics: list[types.Diagnostic]) -> dict[str, list[types.Diagnostic]]:
     """The notebook's diagnostics by cell URI (every cell present, maybe empty),
     ranges and related locations in the cells' own positions."""
+    if entry.last_split is not None and entry.last_split[0] is result and diagnostics is result.diagnostics:
+        return entry.last_split[1]  # each cell's pull asks again for the same analysis
     out: dict[str, list[types.Diagnostic]] = {u: [] for u in entry.cells}
     view = result.doc
     nbmap = view.notebook
@@ -143,6 +148,8 @@ def split(result: Any, entry: OpenNotebook, encoding: str,
             range=rng, message=d.message, severity=d.severity, code=d.code,
             code_description=d.code_description, source=d.source, related_information=related,
             data=data, tags=d.tags))
+    if diagnostics is result.diagnostics:
+        entry.last_split = (result, out)
     return out
 
 
