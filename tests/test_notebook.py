@@ -347,3 +347,22 @@ def test_audit_locates_a_loaders_chunks_in_the_notebook_view(tmp_path, capsys, m
     assert data["files"][0]["mode"] == "source-aware", err
     split = [i for i in data["issues"] if i["code"] == "CS003"]
     assert split and all(i["cell"] == 2 for i in split)
+
+
+@PROPS
+@given(st.lists(_cell, max_size=5), st.booleans())
+def test_source_lines_point_at_each_cells_source_in_the_file(cells, v3):
+    from chunkseam.notebook import file_line, source_lines
+
+    raw = json.dumps(json.loads(_raw_notebook(cells, v3)), indent=1, ensure_ascii=False)
+    lines = source_lines(raw)
+    assert len(lines) == len(cells)
+    file_lines = raw.split("\n")
+    for n, (_, src, as_list, _) in enumerate(cells, start=1):
+        parts = src.splitlines(True) if as_list else [src]
+        for k, part in enumerate(parts[:3], start=1):
+            at = file_lines[file_line(lines, n, k) - 1]
+            if as_list and part:
+                assert json.dumps(part, ensure_ascii=False) in at
+            else:
+                assert '"source"' in at or '"input"' in at
