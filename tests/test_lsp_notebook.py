@@ -143,12 +143,24 @@ async def test_editing_a_cell_updates_its_diagnostics_and_closing_clears_them(cl
                 did_close=[types.TextDocumentIdentifier(uri=cell_uri(1))])))))
     got = await published_for(client, [cell_uri(1)], after)
     assert got[cell_uri(1)] == []
+    # a cell inserted: it gets its list too
+    after = len(client.published)
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=NB, version=4),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+            structure=types.NotebookDocumentCellChangeStructure(
+                array=types.NotebookCellArrayChange(start=0, delete_count=0, cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Markup, document=cell_uri(5))]),
+                did_open=[types.TextDocumentItem(uri=cell_uri(5), language_id="markdown", version=1,
+                                                 text="A new first cell.")])))))
+    got = await published_for(client, [cell_uri(5), cell_uri(0), cell_uri(2)], after)
+    assert got[cell_uri(5)] == []
     after = len(client.published)
     client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
         notebook_document=types.NotebookDocumentIdentifier(uri=NB),
-        cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(i)) for i in (0, 2)]))
-    got = await published_for(client, [cell_uri(0), cell_uri(2)], after)
-    assert got == {cell_uri(0): [], cell_uri(2): []}
+        cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(i)) for i in (5, 0, 2)]))
+    got = await published_for(client, [cell_uri(5), cell_uri(0), cell_uri(2)], after)
+    assert got == {cell_uri(5): [], cell_uri(0): [], cell_uri(2): []}
 
 
 async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
