@@ -236,7 +236,7 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def paired_spans(text: str, base: int = 0) -> list[Span]:
+def paired_spans(text: str, base: int = 0, code: list[tuple[int, int]] | None = None) -> list[Span]:
     """Bracket pairs, links and inline code spans of a paragraph or heading.
 
     Offsets are ``base`` + index into ``text``. Brackets inside code spans and
@@ -245,7 +245,8 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
     ``link`` span; an autolink ``<https://…>`` is a ``link`` too, and an inline
     HTML tag (``<dfn title="…">``, ``</dfn>``, ``<!-- … -->``) an ``html`` span.
     """
-    code = code_spans(text)
+    if code is None:  # (reStructuredText passes its inline literals and roles)
+        code = code_spans(text)
     spans: list[Span] = [Span(base + a, base + b, "code") for a, b in code]
     if "<" in text:
         code_starts = [a for a, _ in code]
@@ -330,6 +331,7 @@ def has_prose(text: str, start: int, end: int) -> bool:
 
 _ATX_OPEN = re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t\r\n]|$)[ \t]*")
 _ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*")
 
 
 def heading_as_written(text: str, heading, width: int = 80) -> str:
@@ -342,8 +344,13 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
         raw = _ATX_CLOSE.sub("", raw[m.end() :].rstrip())
     else:
         lines = raw.splitlines()
-        if len(lines) > 1 and lines[-1].strip() and not lines[-1].strip().strip("=-"):
-            raw = "\n".join(lines[:-1])
+        # a setext underline (a reStructuredText title's under- and overline:
+        # one punctuation character repeated)
+        if len(lines) > 1 and _ADORNMENT.fullmatch(lines[-1].strip()):
+            lines = lines[:-1]
+            if len(lines) > 1 and _ADORNMENT.fullmatch(lines[0].strip()):
+                lines = lines[1:]
+            raw = "\n".join(lines)
     out = " ".join(raw.split())
     return out if len(out) <= width else out[: width - 1] + "…"
 
@@ -532,10 +539,19 @@ class Context:
             got = self._span_index[block.start] = _SpanIndex(self.spans(block))
         return got.innermost(offset)
 
+    def _rst_literals(self, piece: str) -> list[tuple[int, int]] | None:
+        from ..rst import inline_literals, is_rst
+
+        doc = self.doc
+        if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
+            return inline_literals(piece)
+        return None
+
     def spans(self, block) -> list[Span]:
         got = self._spans.get(block.start)
         if got is None:
-            got = paired_spans(self.text[block.start : block.end], block.start)
+            piece = self.text[block.start : block.end]
+            got = paired_spans(piece, block.start, self._rst_literals(piece))
             self._spans[block.start] = got
         return got
 

@@ -108,6 +108,16 @@ def _is_mdx(ctx: Context) -> bool:
     return str(path).lower().endswith(".mdx")
 
 
+_RST_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+[\w:.+-]+[ \t]*::")
+
+
+def _is_rst(ctx: Context) -> bool:
+    from ..rst import is_rst
+
+    doc = ctx.doc
+    return is_rst(doc.path, doc.uri, doc.language_id)
+
+
 def _fence_in(text: str, start: int, end: int, cut: int) -> tuple[int, int, str, str] | None:
     """The fence inside ``text[start:end]`` (indented content) holding ``cut``
     strictly between its opening and closing lines: ``(start, end, marker, info)``."""
@@ -156,6 +166,16 @@ def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                                hint="split the code block in two complete fences, or let the chunker keep it whole",
                                block=[fs, fe], marker=marker, info=info, closed=True)
         data: dict = {"block": [b.start, b.end]}
+        if b.kind == "fence" and _is_rst(ctx):
+            # a `.. code-block:: lang` directive or a `::` literal block: no
+            # fence marks to split it with
+            lang = b.info.split()[0] if b.info else ""
+            if _RST_DIRECTIVE.match(text, b.start):
+                what = f"inside a {lang} code block" if lang else "inside a code block"
+            else:
+                what = "inside a literal block"
+            return _finish(ctx, "CS003", cut, what, b.start, b.end,
+                           hint="let the chunker keep the code block whole", **data)
         if b.kind == "fence":
             m = _FENCE_MARK.match(text, _line_start(text, b.start))
             marker = m.group(1) if m else "```"
