@@ -174,7 +174,7 @@ BAD_CUTS = [
     ("a.tsx", "class C {\n  m() {\n    return 1;\n✂  }\n}\n", "CS201", "inside method C.m"),
     ("a.go", "func F() {\n\tx := 1\n✂\t_ = x\n}\n", "CS201", "inside function F"),
     ("a.rs", "impl Foo {\n    fn a(&self) {\n        one();\n✂        two();\n    }\n}\n",
-     "CS201", "inside function Foo.a"),
+     "CS201", "inside method Foo::a"),
     ("A.java", "class A {\n  void m() {\n    int a = 1;\n✂    a++;\n  }\n}\n", "CS201",
      "inside method A.m"),
     ("a.js", 'const s = "one two ✂three";\n', "CS202", "inside a string literal"),
