@@ -64,12 +64,14 @@ _GO_RECEIVER = re.compile(r"func[ \t]*\([ \t]*(?:\w+[ \t]+)?(\*?[ \t]*\w+)(?:\[[
 def kind_word(py, d) -> str:
     """What a definition is called: the tree-sitter label (``impl block``,
     ``struct``), ``method`` for a function directly in a class (an impl block
-    or trait in Rust), else ``class``/``function``."""
+    or trait in Rust; not a module), else ``class``/``function``."""
     label = getattr(py, "label_of", None)
     word = label(d) if label is not None else ("class" if d.kind == "class" else "function")
     if word == "function" and d.parent is not None:
         parent = py.definitions[d.parent]
-        if parent.kind == "class" and any(st.definition == d.index for st in parent.body):
+        where = label(parent) if label is not None else parent.kind
+        if parent.kind == "class" and where not in ("module", "namespace") and any(
+                st.definition == d.index for st in parent.body):
             return "method"
     return word
 

@@ -313,6 +313,9 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                 b.info, f"the reStructuredText directive \"{b.info}\"")
             return _finish(ctx, "CS008", cut, f"inside {what}", b.start, b.end,
                            hint="keep the block in one chunk", block=[b.start, b.end], kind="explicit")
+        if b.kind == "esm" and b.info == "expression":
+            return _finish(ctx, "CS008", cut, "inside an MDX expression {…}", b.start, b.end,
+                           hint="keep the expression in one chunk", block=[b.start, b.end], kind="esm")
         if b.kind == "esm":
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",
@@ -365,6 +368,8 @@ def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         what = f"inside body row {before + 1} of a table"
     elif before == 0:
         what = "right after a table header: the body rows lose it"
+    elif before == len(body) and c > body[-1][1]:
+        what = "in the border line that closes a table"  # (reStructuredText: all its rows before the cut)
     else:
         what = f"between body rows {before} and {before + 1} of a table: the rows after it lose their header"
     nxt = _next_line_start(text, c)
