@@ -352,7 +352,9 @@ def test_inline_literals_follow_restructuredtext_rules():
         "``:kbd:`C-x C-f```", ":meth:`get`", "`link`_"]
     # a cut after the literal is not inside it; one in the role is
     assert "CS006" not in dict(_messages("Mark ``:kbd:`C-x C-f```. ✂Then ``save``.\n"))
-    assert "CS006" in dict(_messages("Call :meth:`✂get` now.\n"))
+    assert "inside a role" in dict(_messages("Call :meth:`✂get` now.\n"))["CS006"]
+    assert "inside an inline literal" in dict(_messages("Run ``pip ✂install`` now.\n"))["CS006"]
+    assert "inside a link" in dict(_messages("Read `the ✂guide`_ first.\n"))["CS006"]
 
 
 def test_a_sphinx_class_description_is_a_container():

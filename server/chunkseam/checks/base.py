@@ -193,6 +193,7 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 class Span:
     start: int
     end: int  # exclusive: just after the closer
+    # (reStructuredText: "literal", "role", "interpreted" too)
     kind: str  # "parentheses" | "brackets" | "braces" | "link" | "code" | "html"
 
 
@@ -236,7 +237,17 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def paired_spans(text: str, base: int = 0, code: list[tuple[int, int]] | None = None) -> list[Span]:
+def _rst_span_kind(text: str, a: int, b: int) -> str:
+    """An inline literal (````x````), a role (``:meth:`x```), a hyperlink
+    reference (```x`_``) or interpreted text in the default role (```x```)."""
+    if text.startswith("``", a):
+        return "literal"
+    if text[a] == ":":
+        return "role"
+    return "link" if text[b - 1] == "_" else "interpreted"
+
+
+def paired_spans(text: str, base: int = 0, code: list[tuple] | None = None) -> list[Span]:
     """Bracket pairs, links and inline code spans of a paragraph or heading.
 
     Offsets are ``base`` + index into ``text``. Brackets inside code spans and
@@ -247,9 +258,10 @@ def paired_spans(text: str, base: int = 0, code: list[tuple[int, int]] | None = 
     """
     if code is None:  # (reStructuredText passes its inline literals and roles)
         code = code_spans(text)
-    spans: list[Span] = [Span(base + a, base + b, "code") for a, b in code]
+    # (a third item names the span's kind: a reStructuredText "literal" or "role")
+    spans: list[Span] = [Span(base + c[0], base + c[1], c[2] if len(c) > 2 else "code") for c in code]
     if "<" in text:
-        code_starts = [a for a, _ in code]
+        code_starts = [c[0] for c in code]
         for pat, kind in ((_AUTOLINK, "link"), (_INLINE_HTML, "html")):
             for m in pat.finditer(text):
                 k = bisect.bisect_left(code_starts, m.end()) - 1  # last code span starting before
@@ -539,12 +551,12 @@ class Context:
             got = self._span_index[block.start] = _SpanIndex(self.spans(block))
         return got.innermost(offset)
 
-    def _rst_literals(self, piece: str) -> list[tuple[int, int]] | None:
+    def _rst_literals(self, piece: str) -> list[tuple[int, int, str]] | None:
         from ..rst import inline_literals, is_rst
 
         doc = self.doc
         if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
-            return inline_literals(piece)
+            return [(a, b, _rst_span_kind(piece, a, b)) for a, b in inline_literals(piece)]
         return None
 
     def spans(self, block) -> list[Span]:

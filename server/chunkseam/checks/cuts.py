@@ -400,6 +400,8 @@ def mid_word(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS006 split-brackets -------------------------------------------------------------------------
 
 _SPAN_WORDS = {"link": "inside a link", "code": "inside inline code",
+               "literal": "inside an inline literal", "role": "inside a role",
+               "interpreted": "inside interpreted text",
                "parentheses": "inside parentheses", "brackets": "inside square brackets",
                "braces": "inside braces", "html": "inside an HTML tag"}
 
@@ -467,8 +469,9 @@ def split_emphasis(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     piece = text[lo:hi]
     if "*" not in piece and "_" not in piece:
         return None
-    for a, b in code_spans(piece):  # markers inside inline code are literal
-        piece = piece[:a] + "x" * (b - a) + piece[b:]
+    rst = ctx._rst_literals(piece)  # (reStructuredText: its literals and roles)
+    for a, b in ([(x[0], x[1]) for x in rst] if rst is not None else code_spans(piece)):
+        piece = piece[:a] + "x" * (b - a) + piece[b:]  # markers inside inline code are literal
     for m in _EMPHASIS.finditer(piece):
         s, e = lo + m.start(), lo + m.end()
         if s >= c:
