@@ -241,8 +241,11 @@ def now_codes(item: dict, cache: dict) -> list[str]:
     return [c for c in codes if c not in PER_CHUNK]
 
 
-def score(items: list[dict]) -> dict:
-    cache: dict = {}
+def score(items: list[dict], cache: dict | None = None) -> dict:
+    """Precision and recall of the current code on ``items`` (``cache``: the
+    lint results per (path, setting), shared with :func:`exists` and
+    :func:`now_codes`)."""
+    cache = {} if cache is None else cache
     before: dict[str, Counter] = defaultdict(Counter)
     after: dict[str, Counter] = defaultdict(Counter)
     before_kind: dict[tuple[str, str], Counter] = defaultdict(Counter)
