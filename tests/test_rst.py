@@ -313,8 +313,8 @@ def _messages(text: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("text", "words"), [
     # a simple-table row with a continuation line is one row
-    ("=====  ==========\nName   Meaning\n=====  ==========\nrule   the URL rule\n"
-     "view   the function to\n       ✂call for it\nopts   options\n=====  ==========\n",
+    (("=====  ==========\nName   Meaning\n=====  ==========\nrule   the URL rule\n"
+      "view   the function to\n       ✂call for it\nopts   options\n=====  ==========\n"),
      "inside body row 2 of a table"),
     # a table without a header row: its first row is body row 1
     ("====  ====\na     1\nb     2\nc     ✂3\n====  ====\n", "inside body row 3 of a table"),
@@ -324,8 +324,8 @@ def _messages(text: str) -> list[tuple[str, str]]:
     # a list-table: the options are its head, the items its rows
     (".. list-table::\n   :header-rows: 1\n   :widths: 10 20\n✂\n   * - a\n     - b\n   * - 1\n     - 2\n",
      "inside the table header"),
-    (".. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n   * - 1\n     - 2\n"
-     "   * - 3\n     - ✂4\n", "inside body row 2 of a table"),
+    ((".. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n   * - 1\n     - 2\n"
+      "   * - 3\n     - ✂4\n"), "inside body row 2 of a table"),
     ("====  ====\na     1\nb     2\n====  ✂====\n\nAfter.\n", "in the border line that closes a table"),
 ])
 def test_table_rows_are_counted_as_restructuredtext_makes_them(text, words):
