@@ -8,10 +8,10 @@ java} and python/ (code through tree-sitter and Python's own parser):
 ``path``      the document: relative to ../shared/corpus/markdown for
               Markdown and MDX (``readmes/``, ``rag-docs/``, ``mdx/``), to
               ../shared/corpus for the other kinds (``rst/``, ``code/``,
-              ``python/``)
-``kind``      the file kind (``markdown``, ``mdx``, ``rst``, or the code
-              language ``python``, ``ts``, ``go``, ``rust``, ``java``);
-              derived from the path when absent
+              ``python/``, ``notebooks/``)
+``kind``      the file kind (``markdown``, ``mdx``, ``rst``, the code
+              language ``python``, ``ts``, ``go``, ``rust``, ``java``, or
+              ``notebook``); derived from the path when absent
 ``setting``   the pipeline: ``rec256`` (``--chunker recursive --size 256
               --overlap 32 --unit tokens``), ``fix500`` (``--chunker fixed
               --size 500 --unit chars``) or ``default`` (no flags)
@@ -72,6 +72,7 @@ KINDS = {
     "go": (("code/go",), (".go",)),
     "rust": (("code/rust",), (".rs",)),
     "java": (("code/java",), (".java",)),
+    "notebook": (("notebooks",), (".ipynb",)),
 }
 CODE_KINDS = ("python", "ts", "go", "rust", "java")
 
