@@ -363,3 +363,10 @@ def test_a_sphinx_class_description_is_a_container():
     assert _messages(text) == []
     bl = _blocks(text.replace("✂", ""))
     assert bl[0].kind == "directive" and bl[0].info == "class"
+
+
+def test_no_header_repeating_fix_for_a_restructuredtext_table():
+    doc, chunks, _ = marked("=====  =====\nName   Value\n=====  =====\na      1\n✂b      2\n=====  =====\n",
+                            path="t.rst")
+    (issue,) = [i for i in validate(doc, chunks, Settings(), sizer=get_sizer("chars")) if i.code == "CS004"]
+    assert "between body rows 1 and 2" in issue.message and "fix" not in (issue.data or {})

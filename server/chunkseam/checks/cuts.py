@@ -374,7 +374,9 @@ def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         what = f"between body rows {before} and {before + 1} of a table: the rows after it lose their header"
     nxt = _next_line_start(text, c)
     prefix = text[_line_start(text, table.start) : table.start]
-    if before >= 1 and c > header_end and nxt < table.end and not prefix.strip():
+    # (not in reStructuredText: a header pasted between rows leaves the rows
+    # above without the border that closes a simple or grid table)
+    if before >= 1 and c > header_end and nxt < table.end and not prefix.strip() and not _is_rst(ctx):
         nl = _eol(text)
         header = text[_line_start(text, table.start) : header_end]
         data.update(fix="repeat-header", offset=nxt, insert=f"{nl}{header}{nl}")
