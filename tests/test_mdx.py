@@ -231,6 +231,10 @@ def test_a_flow_expression_is_one_block():
     assert [b.kind for b in parse_blocks("{count} items left.\n", mdx=True)] == ["paragraph"]
     # a cut after the expression is clean
     assert "CS008" not in [c for c, _ in _codes("{/* note */}\n\n✂Text here.\n")]
+    # an unclosed brace is text, and lines that only look like expressions cost bounded work
+    assert [b.kind for b in parse_blocks("{ not closed\n\nText.\n", mdx=True)] == ["paragraph", "paragraph"]
+    hostile = "{\n\n" * 20000 + "}" * 20000 + " text\n"
+    assert {b.kind for b in parse_blocks(hostile, mdx=True)} == {"paragraph"}
 
 
 def test_lint_reports_a_cut_jsx_element(tmp_path):

@@ -370,3 +370,12 @@ def test_no_header_repeating_fix_for_a_restructuredtext_table():
                             path="t.rst")
     (issue,) = [i for i in validate(doc, chunks, Settings(), sizer=get_sizer("chars")) if i.code == "CS004"]
     assert "between body rows 1 and 2" in issue.message and "fix" not in (issue.data or {})
+
+
+def test_inline_literals_on_hostile_text_are_found_in_one_pass():
+    from chunkseam.rst import inline_literals
+
+    # thousands of openers with no valid end: each is tried once, not against every backtick
+    assert inline_literals("``a ``" * 20000) == []
+    assert inline_literals(":r:`a " * 20000) == []
+    assert len(inline_literals("``a``, " * 20000)) == 20000

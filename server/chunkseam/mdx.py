@@ -20,8 +20,8 @@ block that a Markdown parser reads as prose:
   closing tag was found.
 
 * **Expressions** — a block that starts with ``{`` and ends with its
-  matching ``}`` on a line of its own (``{/* a comment */}``): a leaf of
-  kind ``esm`` whose ``info`` is ``expression``.
+  matching ``}`` at the end of a line (``{/* a comment */}``): a leaf of
+  kind ``esm`` whose ``info`` is ``expression``. An unclosed ``{`` is text.
 
 MDX also turns off indented code blocks (indentation inside JSX is layout),
 and so does the parser built here. HTML comments stay HTML blocks.
@@ -203,6 +203,12 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
     return True
 
 
+#: the longest flow expression read as one block, and the characters a
+#: document may spend on lines that turn out not to start one
+_EXPRESSION_MAX = 20_000
+_EXPRESSION_BUDGET = 400_000
+
+
 def _expression_end(src: str, pos: int, limit: int) -> int | None:
     """The offset after the ``}`` that closes the expression opened by
     ``src[pos] == '{'`` (strings, template literals and comments skipped), or
@@ -247,17 +253,24 @@ def expression_rule(state, start_line: int, end_line: int, silent: bool) -> bool
     pos = state.bMarks[start_line] + state.tShift[start_line]
     if pos >= len(src) or src[pos] != "{":
         return False
+    # bounded work: an expression is read up to _EXPRESSION_MAX characters,
+    # and the scans that find none share one budget per document
+    budget = state.env.setdefault("mdx_expression_budget", [_EXPRESSION_BUDGET])
+    if budget[0] <= 0:
+        return False
     limit = state.eMarks[end_line - 1] if end_line > start_line else state.eMarks[start_line]
+    limit = min(limit, pos + _EXPRESSION_MAX)
     end = _expression_end(src, pos, limit)
-    closed = end is not None
+    if end is None:  # unclosed (an MDX syntax error) or too long: not read as one
+        budget[0] -= limit - pos
+        return False
     last = start_line
-    if closed:
-        while last + 1 < end_line and state.bMarks[last + 1] <= end - 1:
-            last += 1
-        if src[end : state.eMarks[last]].strip():
-            return False  # text after the expression: a paragraph that starts with one
-    else:
-        last = end_line - 1
+    while last + 1 < end_line and state.bMarks[last + 1] <= end - 1:
+        last += 1
+    if src[end : state.eMarks[last]].strip():
+        budget[0] -= end - pos
+        return False  # text after the expression: a paragraph that starts with one
+    closed = True
     if silent:
         return True
     token = state.push("mdx_esm", "", 0)

@@ -30,6 +30,7 @@ character offsets into the text; ``end`` excludes the trailing line break.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 _EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
 _DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)[ \t]*::")
@@ -307,41 +308,52 @@ def inline_literals(text: str) -> list[tuple[int, int]]:
     interpreted text (``:role:`target```, ```target`_``), by
     reStructuredText's rules: a start-string after whitespace or an opening
     mark and before a non-space, the end-string the first one after a
-    non-space and before whitespace or punctuation (so ````:kbd:`C-x```` ends
-    at its last two backticks)."""
-    out: list[tuple[int, int]] = []
+    non-space and before whitespace or punctuation (so ````:kbd:`C-x````` ends
+    at its last two backticks). Linear in the text (the possible ends are
+    found once)."""
+    if "`" not in text:
+        return []
     n = len(text)
+    ends1: list[int] = []  # a single backtick that can end interpreted text (offset after it)
+    ends2: list[int] = []  # "``" that can end an inline literal (its offset)
+    for m in re.finditer("`", text):
+        e = m.start()
+        if e == 0 or text[e - 1].isspace():
+            continue
+        if text.startswith("``", e):
+            tail = e + 2
+            if tail >= n or text[tail] in _AFTER:
+                ends2.append(e)
+        if text[e - 1] != "`" and not text.startswith("``", e):
+            tail = e + 1
+            while tail < n and tail < e + 3 and text[tail] == "_":
+                tail += 1
+            if tail >= n or text[tail] in _AFTER:
+                ends1.append(e)
+    out: list[tuple[int, int]] = []
     i = 0
     while True:
         a = text.find("`", i)
         if a < 0 or a + 1 >= n:
             return out
         double = text.startswith("``", a)
-        mark = "``" if double else "`"
-        body = a + len(mark)
+        body = a + (2 if double else 1)
         if (a > 0 and text[a - 1] not in _BEFORE) or body >= n or text[body].isspace() or (
                 not double and text[body] == "`"):
-            i = a + (len(mark) if double else 1)
+            i = a + (2 if double else 1)
             continue
-        e = body + 1
-        end = -1
-        while True:
-            e = text.find(mark, e)
-            if e < 0:
-                break
-            after = e + len(mark)
-            tail = after
-            if not double:
-                while tail < n and tail < after + 2 and text[tail] == "_":
-                    tail += 1
-            if not text[e - 1].isspace() and (tail >= n or text[tail] in _AFTER) and (
-                    double or text[e - 1] != "`"):
-                end = tail
-                break
-            e += 1
-        if end < 0:
+        ends = ends2 if double else ends1
+        k = bisect_left(ends, body + 1)
+        if k >= len(ends):
             i = body
             continue
+        e = ends[k]
+        if double:
+            end = e + 2
+        else:
+            end = e + 1
+            while end < n and end < e + 3 and text[end] == "_":
+                end += 1
         start = a
         if not double:
             m = _ROLE.search(text, max(0, a - 40), a)
@@ -349,7 +361,6 @@ def inline_literals(text: str) -> list[tuple[int, int]]:
                 start = m.start()
         out.append((start, end))
         i = end
-    return out
 
 
 def _span(t: _Text, first: int, last: int) -> tuple[int, int]:
