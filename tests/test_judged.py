@@ -96,4 +96,4 @@ def test_precision_per_kind_and_rule_meets_the_target(scored):
 
 def test_every_kind_is_judged(judged, items):
     kinds = {judged.kind_of(i) for i in items}
-    assert {"markdown", "mdx", "rst", "python", "ts", "go", "rust", "java"} <= kinds, kinds
+    assert {"markdown", "mdx", "rst", "python", "ts", "go", "rust", "java", "notebook"} <= kinds, kinds
