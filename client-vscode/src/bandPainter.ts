@@ -11,7 +11,8 @@
 
 import * as vscode from "vscode";
 
-import { ChunkStore, isChunkseamDocument } from "./chunkStore";
+import { isChunkseamDocument } from "./analysed";
+import { ChunkStore } from "./chunkStore";
 import { BandPlan, planBands, windowFor } from "./bands";
 import { Range } from "./protocol";
 

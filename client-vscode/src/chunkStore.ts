@@ -8,7 +8,8 @@
 import * as vscode from "vscode";
 
 import { CHUNKS_REQUEST, ChunksResult, STATS_REQUEST, StatsResult, parseChunksResult, parseStatsResult } from "./protocol";
-import { DOCUMENT_SELECTOR, ServerManager } from "./server";
+import { isChunkseamDocument } from "./analysed";
+import { ServerManager } from "./server";
 
 export interface DocumentChunks {
   uri: string;
@@ -18,10 +19,6 @@ export interface DocumentChunks {
   stats: StatsResult;
   /** True when the stats were computed here because the server has no `chunkseam/stats`. */
   statsFromChunks: boolean;
-}
-
-export function isChunkseamDocument(doc: vscode.TextDocument): boolean {
-  return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
 }
 
 /** Statistics from the chunks and diagnostics, when the server does not answer `chunkseam/stats`. */

@@ -2,7 +2,8 @@
 
 import * as vscode from "vscode";
 
-import { ChunkStore, isChunkseamDocument } from "./chunkStore";
+import { isChunkseamDocument } from "./analysed";
+import { ChunkStore } from "./chunkStore";
 import { ServerManager } from "./server";
 import { formatConfigErrors, formatStatus } from "./status";
 
