@@ -83,7 +83,9 @@ const dirs = Object.fromEntries(
 );
 fs.mkdirSync(artifacts, { recursive: true });
 const workspace = dirs.workspace;
-fs.copyFileSync(path.join(here, "fixture", "guide.md"), path.join(workspace, "guide.md"));
+for (const name of ["guide.md", "retry.ts", "install.rst"]) {
+  fs.copyFileSync(path.join(here, "fixture", name), path.join(workspace, name));
+}
 fs.mkdirSync(path.join(workspace, ".vscode"));
 // An untrusted repository's modules that shadow chunkseam and what it imports:
 // opening the folder must never import them (each would leave a marker).
@@ -131,6 +133,8 @@ const settings = {
   "editor.fontSize": 14,
   "editor.wordWrap": "on",
   "markdown.validate.enabled": false,
+  // the squiggles of the TypeScript file are chunkseam's alone
+  "typescript.validate.enable": false,
   // the shadow modules stay on disk (where Python would find them) but out of the screenshots
   "files.exclude": { "chunkseam.py": true, "tiktoken.py": true, "markdown_it.py": true },
   "window.commandCenter": false,
@@ -589,6 +593,71 @@ try {
     return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;
   });
   await screenshot("after-quick-fix");
+
+  // -- every kind the server analyses: code (TypeScript) and reStructuredText --------------------
+  /** Open a file of the workspace from the explorer (Quick Open would cache its file list); wait for its tab. */
+  async function openFile(name) {
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
+    await row.waitFor({ timeout: WAIT });
+    await row.click();
+    await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ timeout: WAIT });
+  }
+
+  /** Problems rows of one file only (the panel's filter, cleared after). */
+  async function problemRowsOf(name, predicate) {
+    await page.keyboard.press("Control+Shift+M");
+    const filter = page.locator(".panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+    await filter.fill(`**/${name}`);
+    try {
+      return await waitFor(`the Problems rows of ${name}`, async () => {
+        const t = await texts(".markers-panel .monaco-list-row");
+        // the file's row, and none of another file
+        return t.some((x) => x.includes(name)) && !t.some((x) => /\.(md|ts|rst|ipynb)\b/.test(x) && !x.includes(name)) && predicate(t) ? t : undefined;
+      });
+    } finally {
+      await filter.fill("");
+    }
+  }
+
+  /** The status bar's counts once they differ from `previous` (another document's). */
+  const statusOtherThan = (previous) =>
+    waitFor("the status bar for the new document", async () => {
+      const t = await statusText();
+      return t && t !== previous ? t : undefined;
+    });
+
+  /** Squiggles, a Problems row with `code`, code lenses that count the status bar's chunks. */
+  async function analysedKind(name, code) {
+    const before = await statusText();
+    await openFile(name);
+    const squiggles = await waitFor(`squiggles in ${name}`, async () => {
+      const n = await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count();
+      return n > 0 ? n : 0;
+    });
+    const status = await statusOtherThan(before);
+    const chunks = Number(/(\d+) chunks?/.exec(status)[1]);
+    assert(!/ 0 broken/.test(status), `no broken chunk: ${status}`);
+    const lenses = await waitFor(`code lenses of ${name}`, async () => {
+      const all = await texts(".monaco-editor .codelens-decoration");
+      return all.some((x) => new RegExp(`Chunk \\d+/${chunks} · \\d+ tokens?`).test(x) && /issue/.test(x)) ? all : undefined;
+    });
+    const lens = lenses.find((x) => /issue/.test(x)).trim();
+    const rows = await problemRowsOf(name, (t) => t.some((x) => x.includes(code)));
+    const row = rows.find((x) => x.includes(code));
+    return `${squiggles} squiggles; ${status.trim()}; lens "${lens}"; ${row.replace(/\s+/g, " ").slice(0, 120)}`;
+  }
+
+  await check("a TypeScript file: CS201 split-definition squiggles, Problems row, lenses, status bar", async () =>
+    analysedKind("retry.ts", "CS201"),
+  );
+  await screenshot("typescript");
+  await check("a reStructuredText file: CS003 in a code-block directive, Problems row, lenses, status bar", async () =>
+    analysedKind("install.rst", "CS003"),
+  );
+  await screenshot("restructuredtext");
+  await closeTab("install.rst");
+  await closeTab("retry.ts");
+  await page.locator(".tabs-container .tab.active", { hasText: "guide.md" }).waitFor({ timeout: WAIT });
 
   // -- bad input: the server is restarted when its settings change ------------------------------
   // Workspace settings (.vscode/settings.json) override the user's; the
