@@ -189,6 +189,21 @@ class DocumentStore:
         self.results.pop(uri, None)
         return od
 
+    def put(self, uri: str, doc: Document, *, fresh: bool = False) -> OpenDocument:
+        """Open or replace ``uri`` with a document built elsewhere (a notebook's
+        view, see :mod:`chunkseam.lsp.notebooks`); ``fresh``: a new opening,
+        whose earlier result is dropped."""
+        od = self.docs.get(uri)
+        if od is None or fresh:
+            od = OpenDocument.__new__(OpenDocument)
+            od.uri, od.path, od.language_id = uri, uri_to_path(uri), None
+            self.docs[uri] = od
+            self.results.pop(uri, None)
+        od.version = doc.version if doc.version is not None else 0
+        od.doc = doc
+        od.serial = next(_SERIALS)
+        return od
+
     def change(self, uri: str, version: int, changes: list[Any]) -> OpenDocument:
         od = self.get(uri)
         od.apply(changes, version, self.encoding)
