@@ -144,6 +144,11 @@ def test_the_extension_serves_every_language_the_server_analyses() -> None:
     assert {"markdown", "python", "typescript", "restructuredtext"} <= server
     assert client - server == set(), f"activated for languages the server does not analyse: {sorted(client - server)}"
     assert server - client == set(), f"the server analyses languages the extension ignores: {sorted(server - client)}"
+    # notebooks: the types the server synchronizes
+    from chunkseam.lsp.notebooks import sync_options
+
+    served = {f.notebook.notebook_type for f in sync_options().notebook_selector}
+    assert {e.split(":", 1)[1] for e in events if e.startswith("onNotebook:")} == served
     # the menus test the context key set from that list, never a list of their own
     for menu, items in manifest["contributes"]["menus"].items():
         for item in items:

@@ -83,7 +83,7 @@ const dirs = Object.fromEntries(
 );
 fs.mkdirSync(artifacts, { recursive: true });
 const workspace = dirs.workspace;
-for (const name of ["guide.md", "retry.ts", "install.rst"]) {
+for (const name of ["guide.md", "retry.ts", "install.rst", "retrieval.ipynb"]) {
   fs.copyFileSync(path.join(here, "fixture", name), path.join(workspace, name));
 }
 fs.mkdirSync(path.join(workspace, ".vscode"));
@@ -188,7 +188,7 @@ let shotNo = 0;
 /** name -> file of the screenshots taken. */
 const shots = new Map();
 /** Screenshots used by the README: artifact name -> media file. */
-const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png" };
+const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", notebook: "notebook.png" };
 
 async function screenshot(name) {
   if (!page) {
@@ -657,6 +657,70 @@ try {
   await screenshot("restructuredtext");
   await closeTab("install.rst");
   await closeTab("retry.ts");
+
+  // -- a Jupyter notebook: diagnostics in the cells (notebook sync; the cells' pull) ---------------
+  const cellSquiggles = () =>
+    page.$$eval(".notebook-editor .code-cell-row", (rows) =>
+      rows.map((row) => ({
+        // the editor renders spaces as no-break spaces
+        text: ((row.querySelector(".view-lines") || { textContent: "" }).textContent || "").replace(/\u00a0/g, " "),
+        squiggles: row.querySelectorAll(".squiggly-warning, .squiggly-error").length,
+      })),
+    );
+  await check("a notebook: a squiggle in the code cell the cut splits, and a Problems row", async () => {
+    await openFile("retrieval.ipynb");
+    await page.locator(".notebook-editor .code-cell-row").first().waitFor({ timeout: WAIT });
+    const cells = await waitFor("a squiggle in a cell", async () => {
+      const c = await cellSquiggles();
+      return c.some((x) => x.squiggles > 0) ? c : undefined;
+    });
+    const marked = cells.filter((x) => x.squiggles > 0);
+    assert(marked.length === 1 && marked[0].text.includes("from pathlib import Path"), `squiggles in cells: ${JSON.stringify(marked)}`);
+    const rows = await problemRowsOf("retrieval.ipynb", (t) => t.some((x) => x.includes("CS003")));
+    const row = rows.find((x) => x.includes("CS003"));
+    assert(/code cell 2/.test(row), `the Problems row does not name the cell: ${row}`);
+    return `${marked[0].squiggles} squiggles in the cell "${marked[0].text.slice(0, 24)}…"; ${row.replace(/\s+/g, " ").slice(0, 140)}`;
+  });
+  await screenshot("notebook");
+
+  await check("a notebook: an edit in the cell that removes the cut removes the squiggle and the row; undo brings them back", async () => {
+    // join the cell's first line with the blank one after it: the cell fits one chunk
+    const line = page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first();
+    await line.click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Delete");
+    await waitFor("the squiggle to go", async () => (await cellSquiggles()).every((x) => x.squiggles === 0));
+    const cs003Rows = async () => {
+      await page.keyboard.press("Control+Shift+M");
+      const filter = page.locator(".panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+      await filter.fill("**/retrieval.ipynb");
+      try {
+        // once the filter applies, no row of another file
+        const rows = await waitFor("the filtered Problems", async () => {
+          const t = await texts(".markers-panel .monaco-list-row");
+          return t.some((x) => /guide\.md|retry\.ts|install\.rst/.test(x)) ? undefined : t;
+        }, 10_000);
+        return rows.filter((x) => x.includes("CS003")).length;
+      } finally {
+        await filter.fill("");
+      }
+    };
+    await waitFor("no CS003 row for the notebook", async () => (await cs003Rows()) === 0);
+    await screenshot("notebook-fixed");
+    // the same cell again, as it was: the cut and its diagnostics are back
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    await page.keyboard.press("Control+z");
+    const back = await waitFor("the squiggle back", async () => {
+      const c = await cellSquiggles();
+      const m = c.filter((x) => x.squiggles > 0);
+      return m.length === 1 && m[0].text.includes("from pathlib import Path") ? m[0] : undefined;
+    });
+    await waitFor("the CS003 row back", async () => (await cs003Rows()) === 1);
+    return `the squiggles and the CS003 row went with the edit; after undo ${back.squiggles} squiggles and the row again`;
+  });
+  // the notebook is as it was on disk (undone): it closes without asking
+  await waitFor("the notebook not dirty", async () => (await page.locator(".tabs-container .tab.dirty", { hasText: "retrieval.ipynb" }).count()) === 0, 10_000);
+  await closeTab("retrieval.ipynb");
   await page.locator(".tabs-container .tab.active", { hasText: "guide.md" }).waitFor({ timeout: WAIT });
 
   // -- bad input: the server is restarted when its settings change ------------------------------

@@ -14,6 +14,7 @@ import { analysed, initAnalysed, isChunkseamDocument } from "./analysed";
 import { ChunkStore } from "./chunkStore";
 import { compareStrategies } from "./compare";
 import { describeKinds } from "./languages";
+import { NotebookDiagnostics } from "./notebookDiagnostics";
 import { PreviewPanels } from "./previewPanel";
 import { SHOW_CHUNK_COMMAND, comparePositions, parseShowChunkResult } from "./protocol";
 import { onPythonInterpreterChanged } from "./python";
@@ -105,7 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const painter = new BandPainter(store);
   const statusBar = new StatusBar(store, server);
   const previews = new PreviewPanels(store);
-  context.subscriptions.push(store, painter, statusBar, previews);
+  const notebookDiagnostics = new NotebookDiagnostics(server);
+  context.subscriptions.push(store, painter, statusBar, previews, notebookDiagnostics);
 
   // A server that does not advertise `chunkseam.showChunk` still gets the
   // command: it is sent as workspace/executeCommand by this fallback.
