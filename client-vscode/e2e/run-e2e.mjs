@@ -188,7 +188,7 @@ let shotNo = 0;
 /** name -> file of the screenshots taken. */
 const shots = new Map();
 /** Screenshots used by the README: artifact name -> media file. */
-const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", notebook: "notebook.png" };
+const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", "notebook-hover": "notebook.png" };
 
 async function screenshot(name) {
   if (!page) {
@@ -619,6 +619,8 @@ try {
     }
   }
 
+  const previewButton = () => page.locator('.editor-actions .action-label[aria-label*="Preview Chunks of This Document"]').first();
+
   /** The status bar's counts once they differ from `previous` (another document's). */
   const statusOtherThan = (previous) =>
     waitFor("the status bar for the new document", async () => {
@@ -644,6 +646,8 @@ try {
     const lens = lenses.find((x) => /issue/.test(x)).trim();
     const rows = await problemRowsOf(name, (t) => t.some((x) => x.includes(code)));
     const row = rows.find((x) => x.includes(code));
+    // the menus follow the same list of languages (a context key)
+    await previewButton().waitFor({ timeout: WAIT });
     return `${squiggles} squiggles; ${status.trim()}; lens "${lens}"; ${row.replace(/\s+/g, " ").slice(0, 120)}`;
   }
 
@@ -679,9 +683,27 @@ try {
     const rows = await problemRowsOf("retrieval.ipynb", (t) => t.some((x) => x.includes("CS003")));
     const row = rows.find((x) => x.includes("CS003"));
     assert(/code cell 2/.test(row), `the Problems row does not name the cell: ${row}`);
+    // the commands are for text editors: no preview button on a notebook
+    assert((await previewButton().count()) === 0, "a preview button in the notebook editor's title");
     return `${marked[0].squiggles} squiggles in the cell "${marked[0].text.slice(0, 24)}…"; ${row.replace(/\s+/g, " ").slice(0, 140)}`;
   });
   await screenshot("notebook");
+
+  await check("a notebook: hover on the cell's squiggle shows the issue and the chunk", async () => {
+    const squiggle = page.locator(".notebook-editor .code-cell-row .squiggly-error, .notebook-editor .code-cell-row .squiggly-warning").last();
+    const box = await squiggle.boundingBox();
+    assert(box, "no squiggle in the cell to hover");
+    await page.mouse.move(box.x + Math.min(20, box.width / 2), box.y + box.height / 2 - 4);
+    const hover = page.locator(".monaco-hover:visible", { hasText: "CS003" });
+    await hover.first().waitFor({ timeout: WAIT });
+    const text = (await hover.first().textContent()).replace(/\s+/g, " ");
+    assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
+    return text.slice(0, 120);
+  });
+  await page.waitForTimeout(400); // the hover's fade-in, for the screenshot only
+  await screenshot("notebook-hover");
+  await page.keyboard.press("Escape");
+  await page.mouse.move(5, 5);
 
   await check("a notebook: an edit in the cell that removes the cut removes the squiggle and the row; undo brings them back", async () => {
     // join the cell's first line with the blank one after it: the cell fits one chunk

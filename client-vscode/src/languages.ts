@@ -68,12 +68,14 @@ const NAMES: Record<string, string> = {
   go: "Go",
   rust: "Rust",
   java: "Java",
-  "jupyter-notebook": "Jupyter notebook",
 };
 
-/** "Markdown, MDX, … or Java file" for messages, from the same list. */
+/**
+ * "Markdown, MDX, … or Java file" for the messages of the commands, which
+ * work on text documents (a notebook's cells get diagnostics and hovers only).
+ */
 export function describeKinds(kinds: AnalysedKinds): string {
-  const names = [...new Set([...kinds.languages, ...kinds.notebookTypes].map((id) => NAMES[id] ?? id))];
+  const names = [...new Set(kinds.languages.map((id) => NAMES[id] ?? id))];
   if (names.length === 0) {
     return "document";
   }

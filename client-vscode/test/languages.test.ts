@@ -55,11 +55,13 @@ describe("the analysed languages (package.json's activation events)", () => {
     for (const { where, when } of clauses) {
       assert.doesNotMatch(when, /editorLangId\s*(==|!=|=~)|resourceLangId|resourceExtname/, `${where}: ${when}`);
       assert.match(when, /\beditorLangId in chunkseam\.languages\b/, `${where}: ${when}`);
+      // the commands work on text editors, not in a notebook's cells
+      assert.match(when, /\bactiveEditor != workbench\.editor\.notebook\b/, `${where}: ${when}`);
     }
   });
 
   it("describes the kinds for messages and picks the code strategy for code", () => {
-    assert.equal(describeKinds({ languages: ["markdown", "python"], notebookTypes: ["jupyter-notebook"] }), "Markdown, Python or Jupyter notebook file");
+    assert.equal(describeKinds({ languages: ["markdown", "python"], notebookTypes: ["jupyter-notebook"] }), "Markdown or Python file");
     assert.equal(describeKinds({ languages: ["go"], notebookTypes: [] }), "Go file");
     assert.ok(isCodeLanguage("typescript") && isCodeLanguage("python") && !isCodeLanguage("restructuredtext"));
     assert.deepEqual(defaultStrategiesFor("rust"), ["fixed", "recursive", "code"]);
