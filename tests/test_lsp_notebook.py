@@ -4,18 +4,22 @@ analysed as one view, diagnostics pushed and pulled per cell URI."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest_lsp
-from chunkseam.analysis import analyze
+from chunkseam.analysis import analyze, make_chunks
 from chunkseam.document import Document
 from chunkseam.notebook import Cell, build_view
 from chunkseam.settings import Settings
+from clikit import run
+from conftest import corpus_files
 from lsp_support import (
     CONFIG,
     FIXED_200,
     ROOT,
     TIMEOUT,
     capabilities,
+    open_doc,
     shutdown,
     wait_published,
 )
@@ -169,6 +173,64 @@ async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
     assert hover is not None and "chunk" in str(hover.contents).lower()
     if hover.range is not None:  # in the cell's lines
         assert hover.range.start.line <= PROSE.count("\n")
-    lenses = await asyncio.wait_for(client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=cell_uri(0)))), TIMEOUT)
-    assert not lenses
+    # code lenses: one per chunk, in the cell where the chunk starts, showing the notebook's chunk
+    lenses = {}
+    for i in range(3):
+        lenses[i] = await asyncio.wait_for(client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri=cell_uri(i)))), TIMEOUT)
+    view, nbmap = build_view([Cell("markdown" if lang == "markdown" else "code", text, lang)
+                              for lang, text in CELLS])
+    doc = Document(view, kind="markdown")
+    doc.notebook = nbmap
+    starts = [nbmap.to_cell(c.start) for c in make_chunks(doc, FIXED)[1]]
+    assert sorted((i, offset_in(CELLS[i][1], lens.range.start)) for i, ls in lenses.items() for lens in ls) == \
+        sorted(starts)
+    lens = lenses[0][0]
+    assert lens.command.arguments[0] == NB
+    shown = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=lens.command.command, arguments=lens.command.arguments[:2])), TIMEOUT)
+    assert shown["text"].startswith("# Retrieval")
+
+
+async def test_notebook_messages_out_of_order_do_not_break_the_server(client: LanguageClient):
+    await initialize(client, settings=FIXED_200)
+    other = "untitled:/never-opened.ipynb"
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=other, version=2),
+        change=types.NotebookDocumentChangeEvent()))
+    client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=other), cell_text_documents=[]))
+    # a notebook without cells, then one whose cell is not Python at all
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=other, notebook_type="jupyter-notebook", version=1, cells=[]),
+        cell_text_documents=[]))
+    open_notebook(client, cells=[("markdown", PROSE), ("sql", "SELECT 1;\n" * 40)])
+    got = await published_for(client, [cell_uri(0), cell_uri(1)], 0)
+    assert any(d.code == "CS002" for d in got[cell_uri(0)])
+    assert all(d.range.start.line <= 40 for d in got[cell_uri(1)])
+
+
+
+async def test_a_notebook_opened_as_json_text_is_not_analysed_as_markdown(client: LanguageClient):
+    await initialize(client, settings=FIXED_200)
+    raw = json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": PROSE}], "metadata": {},
+                      "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    open_doc(client, "untitled:/raw.ipynb", raw, language_id="json")
+    published = await wait_published(client, "untitled:/raw.ipynb")
+    assert list(published.diagnostics) == []
+
+
+async def test_a_corpus_notebook_gets_the_diagnostics_lint_reports(client: LanguageClient, capsys):
+    (path,) = [p for p in corpus_files("notebooks", "*.ipynb") if p.name == "local_search.ipynb"]
+    _, out, _ = run(capsys, "lint", "--no-cache", "--chunker", "recursive", "--size", "256", "--overlap", "32",
+                    "--format", "json", str(path))
+    want = sorted((i["cell"], i["line"], i["column"], i["code"]) for i in json.loads(out)["issues"])
+    assert any(code == "CS003" for *_, code in want)
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = [("markdown" if c["cell_type"] == "markdown" else "python", "".join(c["source"])) for c in nb["cells"]]
+    await initialize(client, settings={"chunker": "recursive", "size": 256, "overlap": 32, "debounceMs": 0})
+    open_notebook(client, cells=cells)
+    got = await published_for(client, [cell_uri(i) for i in range(len(cells))], 0)
+    seen = sorted((n + 1, d.range.start.line + 1, d.range.start.character + 1, d.code)
+                  for n in range(len(cells)) for d in got[cell_uri(n)])
+    assert seen == want  # the editor's squiggles are lint's issues, cell for cell

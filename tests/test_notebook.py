@@ -10,10 +10,7 @@ import pytest
 from chunkseam.analysis import analyze
 from chunkseam.notebook import NotebookError, read_document
 from chunkseam.settings import Settings
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "notebooks"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/notebooks")
+from conftest import corpus_files
 
 
 def nb(*cells, nbformat=4, **meta) -> str:
@@ -41,6 +38,12 @@ def test_view_is_markdown_with_fenced_code_cells():
 def test_a_cell_with_a_fence_gets_a_longer_fence():
     doc = read_document(nb(("code", 's = """\n```\n"""')), "nb.ipynb")
     assert doc.text.startswith("````python\n") and doc.text.endswith("\n````")
+
+
+def test_an_empty_code_cell_adds_no_fence():
+    doc = read_document(nb(("markdown", "Text."), ("code", ""), ("code", "  \n")), "nb.ipynb")
+    assert doc.text == "Text.\n\n\n\n  \n"
+    assert doc.location(len(doc.text)) == (3, 2, 1)
 
 
 def test_outputs_only_when_configured():
@@ -87,11 +90,15 @@ def test_location_is_cell_line_column():
     # synthetic text maps to the nearest cell boundary: the end of the fence
     # line before cell 2 to cell 2's start, the blank line after cell 1 to its end
     assert doc.location(doc.text.index("```python") + len("```python")) == (2, 1, 1)
+    # a code cell's own fence lines map to that cell, whatever is nearer
+    assert doc.location(doc.text.index("```python")) == (2, 1, 1)
+    assert doc.location(doc.text.index("```\n\nx")) == (2, 3, 1)
+    assert doc.location(doc.text.index("```\n\nx") + 4) == (2, 3, 1)  # the blank line: nearer the end
     assert doc.location(doc.text.index("first") + len("first") + 1) == (1, 3, 6)
 
 
 def test_corpus_notebooks_analyse_and_map_back():
-    files = sorted(CORPUS.rglob("*.ipynb"))
+    files = corpus_files("notebooks", "*.ipynb")
     assert len(files) == 17
     for f in files:
         raw = f.read_text(encoding="utf-8")
@@ -316,3 +323,46 @@ def test_any_json_is_a_view_or_one_clear_error(value):
         assert str(exc).startswith("not a Jupyter notebook: ")
     else:
         assert doc.notebook is not None and doc.kind == "markdown"
+
+
+def test_preview_names_cells(tmp_path, capsys):
+    p = _write(tmp_path)
+    _, out, err = run(capsys, "preview", "--chunker", "fixed", "--unit", "chars", "--size", "120", str(p))
+    assert "cells 1:1–2:" in out and "CS003 [split-code-fence] cell 2:6:" in out, out + err
+    html = tmp_path / "p.html"
+    run(capsys, "preview", "--html", str(html), str(p))
+    assert 'title="chunk 1 · cell' in html.read_text(encoding="utf-8")
+
+
+def test_audit_locates_a_loaders_chunks_in_the_notebook_view(tmp_path, capsys, monkeypatch):
+    p = _write(tmp_path)
+    view = read_document(p.read_text(encoding="utf-8"), str(p)).text
+    # a loader's chunks of the view: cut every 120 characters (through the code cell)
+    rows = [{"text": view[i:i + 120], "source": p.name, "start": i} for i in range(0, len(view), 120)]
+    dump = tmp_path / "chunks.jsonl"
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, out, err = run(capsys, "audit", str(dump), "--format", "json")
+    data = json.loads(out)
+    assert data["files"][0]["mode"] == "source-aware", err
+    split = [i for i in data["issues"] if i["code"] == "CS003"]
+    assert split and all(i["cell"] == 2 for i in split)
+
+
+@PROPS
+@given(st.lists(_cell, max_size=5), st.booleans())
+def test_source_lines_point_at_each_cells_source_in_the_file(cells, v3):
+    from chunkseam.notebook import file_line, source_lines
+
+    raw = json.dumps(json.loads(_raw_notebook(cells, v3)), indent=1, ensure_ascii=False)
+    lines = source_lines(raw)
+    assert len(lines) == len(cells)
+    file_lines = raw.split("\n")
+    for n, (_, src, as_list, _) in enumerate(cells, start=1):
+        parts = src.splitlines(True) if as_list else [src]
+        for k, part in enumerate(parts[:3], start=1):
+            at = file_lines[file_line(lines, n, k) - 1]
+            if as_list and part:
+                assert json.dumps(part, ensure_ascii=False) in at
+            else:
+                assert '"source"' in at or '"input"' in at

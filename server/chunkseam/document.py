@@ -154,13 +154,21 @@ class Document:
         """Read a UTF-8 file (a leading BOM is dropped, as editors do).
 
         Raises :class:`OSError` when unreadable and :class:`UnicodeDecodeError`
-        when the file is not UTF-8; callers report and skip.
+        when the file is not UTF-8; callers report and skip. A Jupyter notebook
+        (``.ipynb``) is read as the view of its cells (:mod:`chunkseam.notebook`),
+        :class:`~chunkseam.notebook.NotebookError` when it is not one.
         """
         p = Path(path)
         data = p.read_bytes()
         text = data.decode("utf-8")
         if text.startswith(_BOM):
             text = text[1:]
+        if kind is None and p.suffix.lower() == ".ipynb":
+            # a notebook: the Markdown view of its cells (chunkseam.notebook);
+            # NotebookError (a ValueError) when it is not one
+            from .notebook import read_document
+
+            return read_document(text, str(p))
         return cls(text, path=str(p), kind=kind)
 
     def __getstate__(self) -> tuple:

@@ -11,7 +11,10 @@ comments in HTML comments):
 * a code cell is its source in a fenced code block in the cell's language
   (the cell's own ``metadata.vscode.languageId``, else the notebook's kernel
   language, else ``python``); the fence is longer than any backtick run of the
-  source, so a cell never closes its own fence;
+  source, so a cell never closes its own fence. An empty (or blank) code cell
+  is its source alone, without a fence: an empty block is nothing a reader
+  or a retriever can use, and the one Jupyter leaves at the end of most
+  notebooks would otherwise be a fragment chunk of its own;
 * a raw cell is its source, as text;
 * (nbformat 3) a heading cell is its source after ``#`` × its level;
 * outputs are left out, as nbconvert's Markdown templates for RAG do; with the
@@ -86,6 +89,9 @@ class NotebookMap:
     languages: tuple[str, ...]
     #: the view's length
     size: int
+    #: the part of the view each cell makes, its synthetic text included (fence
+    #: lines, a heading's marks, outputs): ``(start, end)``
+    blocks: tuple[tuple[int, int], ...] = ()
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -97,8 +103,10 @@ class NotebookMap:
     def to_cell(self, offset: int) -> tuple[int, int]:
         """``(cell index from 0, offset in the cell's source)`` of a view offset.
 
-        Inside a cell's span (its end included) the mapping is exact; synthetic
-        text maps to the nearest cell boundary (a tie: the end of the cell
+        Inside a cell's span (its end included) the mapping is exact.
+        Synthetic text a cell makes (a code cell's fence lines and outputs, a
+        heading cell's marks) maps to that cell's start or end; the blank lines
+        between cells to the nearest cell boundary (a tie: the end of the cell
         before). A notebook without cells maps everything to ``(-1, 0)``."""
         if not self.starts:
             return -1, 0
@@ -108,13 +116,19 @@ class NotebookMap:
             s, e = self.span(i)
             if offset <= e:
                 return i, offset - s
+            if self.blocks and offset <= self.blocks[i][1]:
+                return i, self.lengths[i]  # the cell's closing fence or outputs
+        if self.blocks and i + 1 < len(self.starts) and self.blocks[i + 1][0] <= offset:
+            return i + 1, 0  # the cell's opening fence line or heading marks
         # between cell i's end (or the start of the view) and cell i+1's start
         if i < 0:
             return 0, 0
         if i + 1 >= len(self.starts):
             return i, self.lengths[i]
-        before = offset - (self.starts[i] + self.lengths[i])
-        after = self.starts[i + 1] - offset
+        if self.blocks:  # the blank lines between two cells' blocks
+            before, after = offset - self.blocks[i][1], self.blocks[i + 1][0] - offset
+        else:
+            before, after = offset - (self.starts[i] + self.lengths[i]), self.starts[i + 1] - offset
         return (i, self.lengths[i]) if before <= after else (i + 1, 0)
 
     def to_view(self, cell: int, offset: int) -> int:
@@ -229,6 +243,7 @@ def build_view(cells: list[Cell]) -> tuple[str, NotebookMap]:
     pos = 0
     starts: list[int] = []
     lengths: list[int] = []
+    blocks: list[tuple[int, int]] = []
 
     def put(s: str) -> None:
         nonlocal pos
@@ -239,7 +254,8 @@ def build_view(cells: list[Cell]) -> tuple[str, NotebookMap]:
         if n:
             put(SEPARATOR)
         src = cell.source
-        if cell.kind == "code":
+        block_start = pos
+        if cell.kind == "code" and (src.strip() or cell.outputs):
             fence = _fence(src)
             put(f"{fence}{cell.language}\n")
             starts.append(pos)
@@ -255,10 +271,11 @@ def build_view(cells: list[Cell]) -> tuple[str, NotebookMap]:
             starts.append(pos)
             put(src)
             lengths.append(len(src))
+        blocks.append((block_start, pos))
     view = "".join(parts)
     kinds = tuple("markdown" if c.kind.startswith("heading") else c.kind for c in cells)
     return view, NotebookMap(tuple(starts), tuple(lengths), kinds,
-                             tuple(c.language for c in cells), len(view))
+                             tuple(c.language for c in cells), len(view), tuple(blocks))
 
 
 #: what ``lint --fix`` / ``--diff`` say for a notebook

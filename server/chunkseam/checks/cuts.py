@@ -506,6 +506,8 @@ def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     # sub-items, a clean cut
     if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
         return None
+    if not ctx.text[cut.offset : item.end].strip():
+        return None  # only the item's trailing spaces (a hard break's "  ") after the cut: the item is whole
     return _finish(ctx, "CS005", cut, "inside a list item", item.start, item.end,
                    hint="cut between list items", item=[item.start, item.end],
                    **_paragraph_data(where.leaf))

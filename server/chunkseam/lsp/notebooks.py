@@ -13,7 +13,9 @@ the cell's own lines, and published to the cell's URI — every cell of the
 notebook gets a list, empty when it has none, and a cell removed or a notebook
 closed gets an empty one. A ``textDocument/diagnostic`` pull for a cell URI is
 answered from the same analysis; hovers on a cell map the position through
-the view.
+the view, and a cell's code lenses are those of the chunks that start in it
+(their ``chunkseam.showChunk`` names the notebook). Quick fixes, symbols and
+folding ranges are not offered in cells (they would edit or outline the view).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class OpenNotebook:
     cell_docs: list[Document] = field(default_factory=list)
     #: the cell URIs diagnostics were last published to
     published: set[str] = field(default_factory=set)
+    #: the last split of diagnostics by cell: (the result it was made from, by cell URI)
+    last_split: tuple[Any, dict[str, list[types.Diagnostic]]] | None = None
 
 
 class Notebooks:
@@ -79,6 +83,7 @@ class Notebooks:
         doc = Document(text, uri=uri, path=uri_to_path(uri), version=nb.version, kind="markdown")
         doc.notebook = nbmap
         entry.cells = uris
+        entry.last_split = None
         entry.cell_docs = [Document(c.source, uri=u, kind="text") for c, u in zip(cells, uris)]
         for u in uris:
             self.cell_owner[u] = uri
@@ -119,6 +124,8 @@ def split(result: Any, entry: OpenNotebook, encoding: str,
           diagnostics: list[types.Diagnostic]) -> dict[str, list[types.Diagnostic]]:
     """The notebook's diagnostics by cell URI (every cell present, maybe empty),
     ranges and related locations in the cells' own positions."""
+    if entry.last_split is not None and entry.last_split[0] is result and diagnostics is result.diagnostics:
+        return entry.last_split[1]  # each cell's pull asks again for the same analysis
     out: dict[str, list[types.Diagnostic]] = {u: [] for u in entry.cells}
     view = result.doc
     nbmap = view.notebook
@@ -141,6 +148,8 @@ def split(result: Any, entry: OpenNotebook, encoding: str,
             range=rng, message=d.message, severity=d.severity, code=d.code,
             code_description=d.code_description, source=d.source, related_information=related,
             data=data, tags=d.tags))
+    if diagnostics is result.diagnostics:
+        entry.last_split = (result, out)
     return out
 
 
@@ -166,3 +175,26 @@ def cell_hover(result: Any, entry: OpenNotebook, cell_uri: str, hover: types.Hov
     view = result.doc
     _cell, rng = _cell_range(view, entry.cell_docs, view.notebook, hover.range, encoding)
     return types.Hover(contents=hover.contents, range=rng)
+
+
+def cell_lenses(result: Any, entry: OpenNotebook, cell_uri: str, encoding: str) -> list[types.CodeLens]:
+    """The code lenses of the chunks that start in a cell, at their start in the
+    cell; their ``chunkseam.showChunk`` commands name the notebook (its view)."""
+    from .codelens import lenses
+
+    try:
+        cell = entry.cells.index(cell_uri)
+    except ValueError:
+        return []
+    nbmap = result.doc.notebook
+    if nbmap is None or len(nbmap) != len(entry.cells):
+        return []
+    out = []
+    for lens, chunk in zip(lenses(result, encoding), result.chunks):
+        c, off = nbmap.to_cell(chunk.start)
+        if c != cell:
+            continue
+        p = entry.cell_docs[cell].offset_to_position(off, encoding)
+        pos = types.Position(p.line, p.character)
+        out.append(types.CodeLens(range=types.Range(pos, pos), command=lens.command))
+    return out

@@ -510,8 +510,12 @@ async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnostic
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: ChunkseamServer, params: types.CodeLensParams):
-    if ls.notebooks.owner(params.text_document.uri) is not None:
-        return []  # the lenses' commands name chunks of the whole notebook, not of a cell
+    owner = ls.notebooks.owner(params.text_document.uri)
+    if owner is not None:  # a notebook cell: the lenses of the chunks that start in it
+        result = await ls.result(owner)
+        entry = ls.notebooks.open.get(owner)
+        return [] if entry is None else notebooks.cell_lenses(result, entry, params.text_document.uri,
+                                                              ls.encoding)
     result = await ls.result(params.text_document.uri)
     return codelens.lenses(result, ls.encoding)
 

@@ -37,7 +37,15 @@ SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
 
 def _analysed(doc: Document) -> bool:
     """A kind the server analyses, or code in a language the ``code`` strategy
-    parses with tree-sitter (JavaScript, TypeScript, Go, Rust, Java)."""
+    parses with tree-sitter (JavaScript, TypeScript, Go, Rust, Java). A
+    notebook's JSON opened as a text document (an editor without notebook
+    support) is not: its issues belong to cells, which only the notebook
+    document sync has (see chunkseam.lsp.notebooks)."""
+    if doc.notebook is None:
+        from ..notebook import is_notebook
+
+        if is_notebook(doc.path, doc.uri):
+            return False
     if doc.kind in SUPPORTED_KINDS:
         return True
     if doc.kind != "code":
