@@ -705,6 +705,23 @@ try {
   await page.keyboard.press("Escape");
   await page.mouse.move(5, 5);
 
+  await check("a notebook: lenses in the cells; clicking one shows the chunk of the notebook beside it", async () => {
+    const lenses = await waitFor("code lenses in the cells", async () => {
+      const t = await texts(".notebook-editor .codelens-decoration");
+      return t.some((x) => /Chunk 2\/\d+ · \d+ tokens?/.test(x)) ? t : undefined;
+    });
+    await page.locator(".notebook-editor .codelens-decoration a", { hasText: "Chunk 2/" }).first().click();
+    const tab = page.locator(".tabs-container .tab", { hasText: "chunk 2 of" }).first();
+    await tab.waitFor({ timeout: WAIT });
+    const view = await waitFor("the chunk's text", async () => {
+      const t = (await texts(".editor-instance .monaco-editor .view-lines")).map((x) => x.replace(/\u00a0/g, " "));
+      return t.find((x) => x.includes("docs = [p.read_text()"));
+    });
+    const title = (await tab.textContent()).trim();
+    await closeTab("chunk 2 of");
+    return `${lenses.filter(Boolean).join(" | ").slice(0, 120)}; ${title}; "${view.slice(0, 40)}…"`;
+  });
+
   await check("a notebook: an edit in the cell that removes the cut removes the squiggle and the row; undo brings them back", async () => {
     // join the cell's first line with the blank one after it: the cell fits one chunk
     const line = page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first();
