@@ -6,12 +6,13 @@
  * documents shown in a text editor tab, never for the cells of a notebook
  * editor (vscode-languageserver-node#1464, fixed in 10.x): this pulls them,
  * for every analysed cell of every open notebook, after the notebook opens or
- * changes and when the server (re)starts or the settings change, into a
- * collection of its own.
+ * changes, when the server asks for a new pull (`workspace/diagnostic/refresh`,
+ * sent when an analysis of a notebook lands) and when the server (re)starts or
+ * the settings change, into a collection of its own.
  */
 
 import * as vscode from "vscode";
-import { DocumentDiagnosticReportKind, DocumentDiagnosticRequest } from "vscode-languageclient/node";
+import { DocumentDiagnosticReportKind, DocumentDiagnosticRequest, LanguageClient } from "vscode-languageclient/node";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageclient/node";
 
 import { isAnalysedCell, isAnalysedNotebook } from "./analysed";
@@ -24,6 +25,9 @@ export class NotebookDiagnostics implements vscode.Disposable {
   /** Cell URIs given diagnostics, per notebook URI (to clear removed cells). */
   private readonly shown = new Map<string, Set<string>>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** The client whose refresh requests are followed, and the subscription. */
+  private refreshOf: LanguageClient | undefined;
+  private refreshSubscription: vscode.Disposable | undefined;
 
   constructor(private readonly server: ServerManager) {
     this.disposables.push(
@@ -97,6 +101,9 @@ export class NotebookDiagnostics implements vscode.Disposable {
     this.inflight.set(key, cts);
     const version = nb.version;
     const cells = nb.getCells().filter((c) => isAnalysedCell(c.document));
+    if (cells.length > 0) {
+      this.followRefresh(client, cells[0].document);
+    }
     try {
       const reports = await Promise.all(
         cells.map(async (cell) => {
@@ -145,6 +152,24 @@ export class NotebookDiagnostics implements vscode.Disposable {
     }
   }
 
+  /**
+   * The server's `workspace/diagnostic/refresh` reaches the client's
+   * diagnostic provider, which pulls the text documents again; the cells are
+   * pulled here on the same event.
+   */
+  private followRefresh(client: LanguageClient, cell: vscode.TextDocument): void {
+    if (this.refreshOf === client) {
+      return;
+    }
+    const provider = client.getFeature(DocumentDiagnosticRequest.method)?.getProvider(cell);
+    if (!provider) {
+      return;
+    }
+    this.refreshSubscription?.dispose();
+    this.refreshOf = client;
+    this.refreshSubscription = provider.onDidChangeDiagnosticsEmitter.event(() => this.scheduleAll(30));
+  }
+
   private forget(nb: vscode.NotebookDocument): void {
     const key = nb.uri.toString();
     this.inflight.get(key)?.cancel();
@@ -169,6 +194,7 @@ export class NotebookDiagnostics implements vscode.Disposable {
     for (const d of this.disposables) {
       d.dispose();
     }
+    this.refreshSubscription?.dispose();
   }
 }
 
