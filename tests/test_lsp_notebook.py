@@ -20,6 +20,7 @@ from lsp_support import (
     TIMEOUT,
     capabilities,
     open_doc,
+    request,
     shutdown,
     wait_published,
 )
@@ -142,12 +143,24 @@ async def test_editing_a_cell_updates_its_diagnostics_and_closing_clears_them(cl
                 did_close=[types.TextDocumentIdentifier(uri=cell_uri(1))])))))
     got = await published_for(client, [cell_uri(1)], after)
     assert got[cell_uri(1)] == []
+    # a cell inserted: it gets its list too
+    after = len(client.published)
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=NB, version=4),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+            structure=types.NotebookDocumentCellChangeStructure(
+                array=types.NotebookCellArrayChange(start=0, delete_count=0, cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Markup, document=cell_uri(5))]),
+                did_open=[types.TextDocumentItem(uri=cell_uri(5), language_id="markdown", version=1,
+                                                 text="A new first cell.")])))))
+    got = await published_for(client, [cell_uri(5), cell_uri(0), cell_uri(2)], after)
+    assert got[cell_uri(5)] == []
     after = len(client.published)
     client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
         notebook_document=types.NotebookDocumentIdentifier(uri=NB),
-        cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(i)) for i in (0, 2)]))
-    got = await published_for(client, [cell_uri(0), cell_uri(2)], after)
-    assert got == {cell_uri(0): [], cell_uri(2): []}
+        cell_text_documents=[types.TextDocumentIdentifier(uri=cell_uri(i)) for i in (5, 0, 2)]))
+    got = await published_for(client, [cell_uri(5), cell_uri(0), cell_uri(2)], after)
+    assert got == {cell_uri(5): [], cell_uri(0): [], cell_uri(2): []}
 
 
 async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
@@ -190,6 +203,15 @@ async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
     shown = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
         command=lens.command.command, arguments=lens.command.arguments[:2])), TIMEOUT)
     assert shown["text"].startswith("# Retrieval")
+    # the custom requests answer for a cell: its part of the notebook's chunks, the notebook's figures
+    got = await request(client, "chunkseam/chunks", cell_uri(1))
+    assert got.notebook == NB and got.cell == 2 and got.chunks
+    code_chunks = [c for c in make_chunks(doc, FIXED)[1] if c.start < nbmap.span(1)[1] and c.end > nbmap.span(1)[0]]
+    assert [c.index for c in got.chunks] == [c.index for c in code_chunks]
+    for c in got.chunks:  # clipped to the cell, in its lines
+        assert 0 <= c.range.start.line <= c.range.end.line <= CODE.count("\n")
+    stats = await request(client, "chunkseam/stats", cell_uri(0))
+    assert stats.uri == NB and stats.chunks == len(make_chunks(doc, FIXED)[1])
 
 
 async def test_notebook_messages_out_of_order_do_not_break_the_server(client: LanguageClient):

@@ -188,6 +188,10 @@ def test_sarif_and_github_point_at_the_notebook_line(tmp_path, capsys):
     assert "for name in os.listdir(path)" in raw_lines[region["startLine"] - 1]
     assert "charOffset" not in region and result["message"]["text"].startswith("cell 2:6:")
     assert result["properties"]["cell"] == 2
+    import jsonschema
+
+    schema = Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json"
+    jsonschema.Draft7Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(json.loads(out))
     _, out, _ = run(capsys, *args, "--format", "github", str(p))
     line = out.splitlines()[0]
     assert f"line={region['startLine']}," in line and "::CS003 cell 2:6:" in line
@@ -366,3 +370,23 @@ def test_source_lines_point_at_each_cells_source_in_the_file(cells, v3):
                 assert json.dumps(part, ensure_ascii=False) in at
             else:
                 assert '"source"' in at or '"input"' in at
+
+
+def test_corpus_outputs_are_text_only_when_included():
+    files = {p.name if "zh-CN" not in str(p) else "zh-" + p.name: p for p in corpus_files("notebooks", "*.ipynb")}
+    # an error output: the traceback's text, without its ANSI colours
+    raw = files["langchain.ipynb"].read_text(encoding="utf-8")
+    assert "ValidationError" not in read_document(raw, "n.ipynb").text
+    view = read_document(raw, "n.ipynb", outputs=True).text
+    assert "ValidationError: 1 validation error for VectorstoreIndexCreator" in view and "\x1b[" not in view
+    # widget, HTML and image outputs: never
+    for name in ("start_here.ipynb", "advanced_rag.ipynb", "llamaindex.ipynb"):
+        view = read_document(files[name].read_text(encoding="utf-8"), "n.ipynb", outputs=True).text
+        assert "Adding documents:" not in view and "<table" not in view and "iVBORw0KGgo" not in view
+    # CJK markdown cells map back exactly
+    raw = files["zh-rag_evaluation.ipynb"].read_text(encoding="utf-8")
+    doc = read_document(raw, "n.ipynb", outputs=True)
+    cells = json.loads(raw)["cells"]
+    for i, c in enumerate(cells):
+        assert doc.text[slice(*doc.notebook.span(i))] == "".join(c["source"])
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in doc.text)

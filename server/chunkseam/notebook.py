@@ -20,8 +20,9 @@ comments in HTML comments):
 * outputs are left out, as nbconvert's Markdown templates for RAG do; with the
   ``notebook-outputs = true`` setting, each code cell's text outputs (stream
   text, ``text/plain`` results, error tracebacks without their ANSI colours)
-  follow it in a plain fenced block. Images, HTML and widgets are not text a
-  loader embeds, and are always left out;
+  follow it in a plain fenced block. Images, HTML and widgets (whose
+  ``text/plain`` is a placeholder) are not text a loader embeds, and are
+  always left out;
 * blocks are separated by one blank line.
 
 The view is one string; :class:`NotebookMap` keeps, for every cell, the span
@@ -55,6 +56,7 @@ __all__ = ["Cell", "NotebookError", "NotebookMap", "build_view", "is_notebook", 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _BACKTICKS = re.compile(r"`{3,}")
+_WIDGET = "application/vnd.jupyter.widget-view+json"
 SEPARATOR = "\n\n"
 
 
@@ -160,6 +162,8 @@ def _outputs(cell: dict) -> str:
         elif kind in ("execute_result", "display_data", "pyout"):
             data = out.get("data")
             if isinstance(data, dict):
+                if _WIDGET in data:  # a widget's text/plain is a placeholder (a progress bar's first frame)
+                    continue
                 parts.append(_text(data.get("text/plain")))
             else:  # nbformat 3: the mime keys on the output itself
                 parts.append(_text(out.get("text")))

@@ -606,7 +606,7 @@ def write_github(out: TextIO, results: list[FileResult], summary: Summary | None
     for r in results:
         for rec in r.records:
             kind = {"error": "error", "warning": "warning"}.get(rec.severity, "notice")
-            line, col, end_line, end_col = _file_region(rec)
+            line, col, end_line, _ = _file_region(rec)
             if col is None:  # a notebook: the file's line, the cell's position in the message
                 props = f"file={_gh_escape_prop(rec.path)},line={line},endLine={end_line},"
                 message = f"{rec.code} {_where(rec)}: {rec.message}"

@@ -14,8 +14,11 @@ notebook gets a list, empty when it has none, and a cell removed or a notebook
 closed gets an empty one. A ``textDocument/diagnostic`` pull for a cell URI is
 answered from the same analysis; hovers on a cell map the position through
 the view, and a cell's code lenses are those of the chunks that start in it
-(their ``chunkseam.showChunk`` names the notebook). Quick fixes, symbols and
-folding ranges are not offered in cells (they would edit or outline the view).
+(their ``chunkseam.showChunk`` names the notebook). ``chunkseam/chunks`` for a
+cell answers the notebook's chunks that hold some of the cell, with ranges in
+the cell; ``chunkseam/stats`` and ``chunkseam/compare`` answer for the whole
+notebook. Quick fixes, symbols and folding ranges are not offered in cells
+(they would edit or outline the view).
 """
 
 from __future__ import annotations
@@ -197,4 +200,47 @@ def cell_lenses(result: Any, entry: OpenNotebook, cell_uri: str, encoding: str) 
         p = entry.cell_docs[cell].offset_to_position(off, encoding)
         pos = types.Position(p.line, p.character)
         out.append(types.CodeLens(range=types.Range(pos, pos), command=lens.command))
+    return out
+
+
+def _cell_range_json(entry: OpenNotebook, nbmap: Any, cell: int, start: int, end: int,
+                     encoding: str) -> dict[str, Any] | None:
+    """The part ``[start, end)`` of the view that lies in cell ``cell``, as an LSP range in the cell."""
+    s, e = nbmap.span(cell)
+    lo, hi = max(start, s), min(end, e)
+    if lo > hi or (lo == hi and not s <= start <= e):
+        return None
+    doc = entry.cell_docs[cell]
+    a = doc.offset_to_position(lo - s, encoding)
+    b = doc.offset_to_position(hi - s, encoding)
+    return {"start": {"line": a.line, "character": a.character}, "end": {"line": b.line, "character": b.character}}
+
+
+def cell_chunks(result: Any, entry: OpenNotebook, cell_uri: str, answer: dict[str, Any],
+                encoding: str) -> dict[str, Any]:
+    """``chunkseam/chunks`` for a cell: the notebook's answer (``uri`` the
+    notebook's) with the chunks that hold some of the cell, their ``range``,
+    ``startLine``, ``endLine`` and ``overlapRange`` in the cell's own positions
+    (clipped to it), ``cell`` (from 1) and ``notebook``; ``startOffset`` and
+    ``endOffset`` stay offsets of the notebook's view."""
+    out = dict(answer)
+    out.update(notebook=entry.uri, cellUri=cell_uri, chunks=[])
+    try:
+        cell = entry.cells.index(cell_uri)
+    except ValueError:
+        return out
+    nbmap = result.doc.notebook
+    if nbmap is None or len(nbmap) != len(entry.cells):
+        return out
+    out["cell"] = cell + 1
+    for info, chunk in zip(answer.get("chunks", []), result.chunks):
+        rng = _cell_range_json(entry, nbmap, cell, chunk.start, chunk.end, encoding)
+        if rng is None:
+            continue
+        info = dict(info, range=rng, startLine=rng["start"]["line"], endLine=rng["end"]["line"])
+        if info.get("overlapRange") is not None and chunk.index > 0:
+            prev = result.chunks[chunk.index - 1]
+            info["overlapRange"] = _cell_range_json(entry, nbmap, cell, chunk.start, min(prev.end, chunk.end),
+                                                    encoding)
+        out["chunks"].append(info)
     return out

@@ -630,6 +630,12 @@ async def chunks_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     uri = custom.uri_of(params)
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/chunks expects {textDocument: {uri}}")
+    owner = ls.notebooks.owner(uri)
+    if owner is not None:  # a notebook cell: the notebook's chunks that hold some of it, in the cell
+        result = await ls.result(owner)
+        entry = ls.notebooks.open.get(owner)
+        answer = custom.chunks(result, ls.encoding)
+        return answer if entry is None else notebooks.cell_chunks(result, entry, uri, answer, ls.encoding)
     return custom.chunks(await ls.result(uri), ls.encoding)
 
 
@@ -638,7 +644,8 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     uri = custom.uri_of(params)
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/stats expects {textDocument: {uri}}")
-    return custom.stats(await ls.result(uri))
+    owner = ls.notebooks.owner(uri)  # a notebook cell: the notebook's figures
+    return custom.stats(await ls.result(owner or uri))
 
 
 @server.feature(custom.COMPARE)
@@ -650,7 +657,7 @@ async def compare_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
         strategies = custom.strategies_of(params)
     except ValueError as exc:
         raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
-    result = await ls.result(uri)
+    result = await ls.result(ls.notebooks.owner(uri) or uri)  # a notebook cell: the whole notebook
     try:
         return await asyncio.get_running_loop().run_in_executor(
             ls.store.executor, custom.compare, result, strategies)
