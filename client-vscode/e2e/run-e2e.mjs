@@ -188,7 +188,7 @@ let shotNo = 0;
 /** name -> file of the screenshots taken. */
 const shots = new Map();
 /** Screenshots used by the README: artifact name -> media file. */
-const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", "notebook-hover": "notebook.png" };
+const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", "notebook-bands": "notebook.png" };
 
 async function screenshot(name) {
   if (!page) {
@@ -712,6 +712,28 @@ try {
   await screenshot("notebook-hover");
   await page.keyboard.press("Escape");
   await page.mouse.move(5, 5);
+
+  await check("a notebook: chunk bands in the code cell, the notebook's counts in the status bar", async () => {
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    const bands = await waitFor("bands in the code cell", async () => {
+      // as bandInfo: range decorations with a background colour (not the current line's highlight)
+      const n = await page.$$eval(".notebook-editor .code-cell-row .view-overlays .cdr, .notebook-editor .code-cell-row .view-overlays [class*='ced-']", (els) =>
+        els.filter((el) => {
+          const bg = getComputedStyle(el).backgroundColor;
+          return bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent";
+        }).length,
+      );
+      return n > 0 ? n : 0;
+    });
+    // the notebook has 3 chunks, 1 broken (guide.md's counts differ; nothing else is open)
+    const status = await waitFor("the status bar for the notebook", async () => {
+      const t = await statusText();
+      return t && /⧉ 3 chunks · 1 broken/.test(t) ? t : undefined;
+    });
+    await page.keyboard.press("Escape");
+    return `${bands} band pieces in the cell; ${status.trim()}`;
+  });
+  await screenshot("notebook-bands");
 
   await check("a notebook: lenses in the cells; clicking one shows the chunk of the notebook beside it", async () => {
     const lenses = await waitFor("code lenses in the cells", async () => {

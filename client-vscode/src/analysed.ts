@@ -43,11 +43,22 @@ export function analysedSelector(): Filter[] {
 
 /**
  * A text document (a file or an unsaved editor) the server analyses: it gets
- * bands, a status bar, the preview. A notebook is analysed as one view of its
- * cells; a cell alone has no chunks of its own (see notebookDiagnostics.ts).
+ * bands, a status bar and the commands (preview, compare, show chunk). A
+ * notebook is analysed as one view of its cells (see hasChunks and
+ * notebookDiagnostics.ts).
  */
 export function isChunkseamDocument(doc: vscode.TextDocument): boolean {
   return vscode.languages.match(textSelector, doc) > 0;
+}
+
+/**
+ * A document with chunks of its own to paint and count: a text document, or
+ * a cell of an analysed notebook (the server answers `chunkseam/chunks` with
+ * the notebook's chunks that hold some of the cell, in the cell's positions,
+ * and `chunkseam/stats` with the notebook's figures).
+ */
+export function hasChunks(doc: vscode.TextDocument): boolean {
+  return isChunkseamDocument(doc) || isAnalysedCell(doc);
 }
 
 /** A cell of a notebook the server analyses. */

@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 
 import { CHUNKS_REQUEST, ChunksResult, STATS_REQUEST, StatsResult, parseChunksResult, parseStatsResult } from "./protocol";
-import { isChunkseamDocument } from "./analysed";
+import { hasChunks } from "./analysed";
 import { ServerManager } from "./server";
 
 export interface DocumentChunks {
@@ -48,7 +48,7 @@ export class ChunkStore implements vscode.Disposable {
   constructor(private readonly server: ServerManager) {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length > 0 && isChunkseamDocument(e.document)) {
+        if (e.contentChanges.length > 0 && hasChunks(e.document)) {
           this.schedule(e.document, this.editDelay());
         }
       }),
@@ -56,7 +56,7 @@ export class ChunkStore implements vscode.Disposable {
       vscode.languages.onDidChangeDiagnostics((e) => {
         for (const uri of e.uris) {
           const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-          if (doc && isChunkseamDocument(doc)) {
+          if (doc && hasChunks(doc)) {
             this.schedule(doc, 30);
           }
         }
@@ -67,7 +67,7 @@ export class ChunkStore implements vscode.Disposable {
           // A moment's delay: the client opens the documents on the server
           // right after it reports running.
           for (const editor of vscode.window.visibleTextEditors) {
-            if (isChunkseamDocument(editor.document)) {
+            if (hasChunks(editor.document)) {
               this.schedule(editor.document, 150);
             }
           }
@@ -128,7 +128,9 @@ export class ChunkStore implements vscode.Disposable {
         return undefined;
       }
       const result = parseChunksResult(raw);
-      if (doc.version !== version || (result.version !== null && result.version !== doc.version)) {
+      // (a cell's answer carries its notebook's version, not the cell's)
+      const stale = result.version !== null && !result.notebook && result.version !== doc.version;
+      if (doc.version !== version || stale) {
         // The server answered for another version: ask again soon (bounded).
         if (attempt < 5) {
           await new Promise((r) => setTimeout(r, 150));
