@@ -393,3 +393,28 @@ def test_fixed_token_text_splices_its_multibyte_index(text, edits):
             want._multibyte, want._mb_bytes, want._extra)
         assert [got.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)] == [
             want.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)]
+
+
+@pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])
+def test_cached_bracket_spans_equal_the_blocks_own(kind, pattern):
+    """The innermost bracket span at an offset, from the index kept across
+    documents by the paragraph's text, is the one the block's own spans give
+    (reStructuredText's inline literals and roles included); the same
+    paragraph text in a Markdown and a reStructuredText document is indexed
+    apart."""
+    from chunkseam.checks.base import Context
+    from chunkseam.settings import Settings
+
+    files = corpus_files(kind, pattern)[:6]
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        for path in (f"/virtual/{f.stem}.rst", f"/virtual/{f.stem}.md"):
+            doc = Document(text, path=path)
+            ctx = Context(doc, Settings(), {}, [])
+            for b in ctx.structure.leaves[:300]:
+                if b.kind not in ("paragraph", "heading"):
+                    continue
+                spans = ctx.spans(b)
+                for o in range(b.start, b.end, 7):
+                    inside = [s for s in spans if s.start < o < s.end]
+                    assert ctx.innermost_span(b, o) == (inside[-1] if inside else None), (path, o)

@@ -557,18 +557,24 @@ class Context:
         (``start < offset < end``), the last in (start, -end) order — the
         greatest start, and of equal starts the smallest end — in logarithmic
         time (a max-end segment tree over the sorted spans). The index of a
-        block's spans depends on its text only: it is kept across versions
-        and documents (offsets relative to the block), so an edit that moves
-        every later cut (a ``fixed`` chunker) finds the paragraphs indexed."""
+        block's spans depends on its text and on whether the document is
+        reStructuredText (its inline literals and roles, see :meth:`spans`)
+        only: it is kept across versions and documents by those (offsets
+        relative to the block), so an edit that moves every later cut (a
+        ``fixed`` chunker) finds the paragraphs indexed."""
         base = block.start
         got = self._span_index.get(base)
         if got is None:
             piece = self.text[base : block.end]
-            key = piece if len(piece) <= 64 else text_key(piece)
+            from ..rst import is_rst
+
+            doc = self.doc
+            rst = doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id)
+            key = (rst, piece if len(piece) <= 64 else text_key(piece))
             got = _SPAN_CACHE.get(key)
             if got is None:
-                got = _SpanIndex(paired_spans(piece))
-                _SPAN_CACHE.put(key, got, 160 + 150 * len(got.spans) + (len(piece) if key is piece else 40))
+                got = _SpanIndex(paired_spans(piece, 0, self._rst_literals(piece)))
+                _SPAN_CACHE.put(key, got, 200 + 150 * len(got.spans) + (len(piece) if len(piece) <= 64 else 40))
             self._span_index[base] = got
         found = got.innermost(offset - base)
         return None if found is None else Span(found.start + base, found.end + base, found.kind)
