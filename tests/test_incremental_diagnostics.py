@@ -91,7 +91,15 @@ def compute(store: DocumentStore, uri: str) -> list:
     result = store._compute(snapshot)
     assert result.error is None, result.error
     store.results[uri] = result
-    return json.loads(json.dumps(WIRE.unstructure(result.diagnostics)))
+    got = json.loads(json.dumps(WIRE.unstructure(result.diagnostics)))
+    # what the server writes: each diagnostic's JSON from its template, kept
+    # over from the previous version where the diagnostic is unchanged
+    params = types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics,
+                                            version=od.version)
+    body = diagnostics.params_json(params, result.diagnostics)
+    assert body is not None
+    assert json.loads(body) == json.loads(json.dumps(WIRE.unstructure(params)))
+    return got
 
 
 def cold(server_settings: dict, text: str, version: int) -> list:
@@ -189,6 +197,13 @@ def test_diagnostics_before_an_edit_are_carried_over():
     assert len(shared) > len(after) // 3
     assert all(d.range.end.line < line and d.data["version"] == 2 for d in shared)
     assert any(d.range.start.line > line for d in after)
+    # their JSON is the previous version's, the version spliced in
+    old_templates = {id(t) for t in before.templates.values() if t is not None}
+    assert all(id(after.templates[id(d)]) in old_templates for d in shared)
+    fresh = [d for d in after if d not in shared]
+    assert fresh and all(id(after.templates[id(d)]) not in old_templates for d in fresh)
+    body = json.loads(diagnostics.diagnostic_json(shared[0], after.templates[id(shared[0])]))
+    assert body["data"]["version"] == 2
 
 
 def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):

@@ -14,6 +14,8 @@ diagnostic at the top of the file that says how many more there are.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
@@ -243,6 +245,7 @@ def _wire_diagnostic(d: types.Diagnostic) -> dict[str, Any]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _wire_fields_known() -> bool:
     """Whether lsprotocol's classes have exactly the fields written out above
     (a newer lsprotocol with more: its own converter is used)."""
@@ -267,6 +270,9 @@ def converter() -> Any:
     conv = default_converter()
     if _wire_fields_known():
         conv.register_unstructure_hook(types.Diagnostic, _wire_diagnostic)
+    # a list of built diagnostics is a list
+    conv.register_unstructure_hook(Built, lambda built: [conv.unstructure(d, types.Diagnostic)
+                                                         for d in built])
     return conv
 
 
@@ -322,14 +328,84 @@ def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnosti
     return [summary, *kept]
 
 
+class Built(list):
+    """The diagnostics of one result (a list), with the JSON of each as the
+    client receives it, made in the worker thread that built them:
+    ``templates`` maps ``id(diagnostic)`` (of the diagnostics in this list)
+    to the diagnostic's JSON split around the document version in its data,
+    or to None when it is written the ordinary way. An unchanged diagnostic
+    of the next version takes its template over, so a publication of a large
+    document serialises only what changed (:func:`params_json`)."""
+
+    __slots__ = ("templates",)
+
+    def __init__(self, items: Any = (), templates: dict[int, Any] | None = None) -> None:
+        super().__init__(items)
+        self.templates: dict[int, Any] = templates if templates is not None else {}
+
+
+#: stands for the version while a diagnostic's template is made (JSON-escaped
+#: in the output: a message holding it makes the split ambiguous, see _template)
+_VERSION_MARK = "\x00chunkseam-version\x00"
+_VERSION_JSON = json.dumps(_VERSION_MARK)
+
+
+def _template(d: types.Diagnostic) -> tuple[str, str] | None:
+    """The JSON of ``d`` (as :func:`_wire_diagnostic` and ``json.dumps``
+    write it) before and after the value of ``data.version``; None when it
+    cannot be split exactly there (no such key, data that is not plain JSON,
+    or the marker elsewhere in the text)."""
+    data = d.data
+    if not isinstance(data, dict) or "version" not in data:
+        return None
+    wire = _wire_diagnostic(d)
+    marked = dict(data)
+    marked["version"] = _VERSION_MARK
+    wire["data"] = marked
+    try:
+        text = json.dumps(wire)
+    except (TypeError, ValueError):
+        return None
+    parts = text.split(_VERSION_JSON)
+    if len(parts) != 2:
+        return None
+    return parts[0], parts[1]
+
+
+def diagnostic_json(d: types.Diagnostic, template: tuple[str, str] | None) -> str:
+    """The JSON of ``d``: from its template (with the version in its data)
+    when there is one, else written out."""
+    if template is not None and isinstance(d.data, dict):
+        return template[0] + json.dumps(d.data.get("version")) + template[1]
+    return json.dumps(_wire_diagnostic(d))
+
+
+def params_json(params: types.PublishDiagnosticsParams, built: Any) -> str | None:
+    """The JSON of a ``publishDiagnostics`` notification's params whose
+    diagnostics are (a selection of) ``built`` (a :class:`Built`), each
+    diagnostic's text from its template; None when ``built`` has none."""
+    templates = getattr(built, "templates", None)
+    if templates is None or not _wire_fields_known():
+        return None
+    head = json.dumps({"uri": params.uri, "version": params.version, "diagnostics": []}
+                      if params.version is not None else {"uri": params.uri, "diagnostics": []})
+    try:
+        items = ", ".join(diagnostic_json(d, templates.get(id(d))) for d in params.diagnostics)
+    except (TypeError, ValueError):  # data that is not plain JSON: pygls' writer and its fallback
+        return None
+    # the key is the only place the text ``"diagnostics": []`` can occur (quotes
+    # inside a JSON string are escaped)
+    return head.replace('"diagnostics": []', '"diagnostics": [' + items + "]", 1)
+
+
 def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnostic]:
     """The diagnostics of a result (runs in the worker thread), at most
-    ``limit`` of them (0: no cap; see :func:`cap`).
+    ``limit`` of them (0: no cap; see :func:`cap`), as a :class:`Built`.
 
     An issue of an edited document that is equal to one of the previous
     version's and lies on the lines before the edit has the same positions:
     its diagnostic is that version's, with this version's number in its data
-    (see :func:`_previous`)."""
+    (see :func:`_previous`), and so is its JSON template."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -340,6 +416,8 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     version = getattr(doc, "version", None)
     previous, bound = _previous(doc, uri, encoding)
     out = []
+    templates: list[Any] = []
+    known = _wire_fields_known()
     for issue in result.analysis.issues:
         if issue.severity == "off":
             continue
@@ -348,11 +426,16 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
             hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
             if hit is not None and hit[0] == issue:
                 d = _renewed(hit[1], version)
+                templates.append(hit[2])
         if d is None:
             d = to_diagnostic(issue, doc, uri, encoding, positions)
+            templates.append(_template(d) if known else None)
         out.append(d)
-    doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out))
-    return cap(out, limit)
+    # kept for the next version: read there, never changed
+    doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out, templates))
+    capped = cap(out, limit)
+    by_id = {id(d): t for d, t in zip(out, templates)}
+    return Built(capped, {id(d): by_id.get(id(d)) for d in capped})
 
 
 def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int]:
@@ -372,14 +455,15 @@ def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int]:
                 break
     if found is None or bound <= 0:
         return None, 0
-    issues, diags = found
+    issues, diags, templates = found
     by_issue: dict = {}
     k = 0
     for issue in issues:
         if issue.severity == "off":
             continue
         if issue.start < bound:
-            by_issue.setdefault((issue.start, issue.end, issue.cut, issue.code), (issue, diags[k]))
+            by_issue.setdefault((issue.start, issue.end, issue.cut, issue.code),
+                                (issue, diags[k], templates[k]))
         k += 1
     return by_issue, bound
 
@@ -408,8 +492,16 @@ def _renewed(d: types.Diagnostic, version: Any) -> types.Diagnostic:
 
 
 def publish(server: Any, result: "Result", limit: int = 0) -> None:
-    server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=result.uri, diagnostics=cap(result.diagnostics, limit), version=result.version))
+    """Push a result's diagnostics: written from their JSON templates (see
+    :class:`Built`) when the server's protocol can send prepared JSON."""
+    params = types.PublishDiagnosticsParams(
+        uri=result.uri, diagnostics=list(cap(result.diagnostics, limit)), version=result.version)
+    send = getattr(getattr(server, "protocol", None), "notify_json", None)
+    body = params_json(params, result.diagnostics) if send is not None else None
+    if body is None:
+        server.text_document_publish_diagnostics(params)
+    else:
+        send(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, body)
 
 
 def clear(server: Any, uri: str, version: int | None = None) -> None:

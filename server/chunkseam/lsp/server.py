@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import inspect
+import json
 import os
 import sys
 import traceback
@@ -21,7 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
@@ -71,6 +73,30 @@ class ChunkseamProtocol(LanguageServerProtocol):
             logger.debug("chunkseam: cancel for request %r, which is no longer pending", msg_id)
             return
         super()._handle_cancel_notification(msg_id)
+
+    def notify_json(self, method: str, params_json: str) -> None:
+        """Send a notification whose params are already JSON text (see
+        :func:`chunkseam.lsp.diagnostics.params_json`), as ``_send_data``
+        sends one: the same framing, the same handling of a failed write."""
+        if self.writer is None:
+            logger.error("chunkseam: no transport to send %s", method)
+            return
+        body = '{"jsonrpc": "2.0", "method": ' + json.dumps(method) + ', "params": ' + params_json + "}"
+        raw = body.encode(self.CHARSET)
+        if self._include_headers:
+            raw = (f"Content-Length: {len(raw)}\r\n"
+                   f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                   ).encode(self.CHARSET) + raw
+        try:
+            res = self.writer.write(raw)
+            if inspect.isawaitable(res):
+                asyncio.ensure_future(res)
+        except BrokenPipeError:
+            logger.exception("chunkseam: sending %s failed (broken pipe)", method)
+            raise
+        except Exception as error:
+            logger.exception("chunkseam: sending %s failed", method)
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def structure_message(self, data: dict[str, Any]):
         if isinstance(data, dict) and data.get("method") == types.TEXT_DOCUMENT_DID_CHANGE:
