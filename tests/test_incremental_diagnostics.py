@@ -206,6 +206,35 @@ def test_diagnostics_before_an_edit_are_carried_over():
     assert body["data"]["version"] == 2
 
 
+def test_diagnostics_after_an_edit_within_a_line_keep_their_positions():
+    """After an edit that adds no line, the diagnostics of issues on the lines
+    after it (moved by the edit) share the previous version's ranges and
+    related information; their data is this version's; all equal a cold open's."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:5])
+    cfg = {"chunker": "sentence", "size": 40, "overlap": 1}
+    store = store_for(cfg)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        before = store.results[URI].diagnostics
+        at = len(text) // 3
+        store.change(URI, 2, [change(store.get(URI).doc, at, at, "xy")])
+        got = compute(store, URI)
+        after = store.results[URI].diagnostics
+    finally:
+        store.shutdown()
+    assert got == cold(cfg, store.get(URI).text, 2)
+    line = store.get(URI).doc.offset_to_position(at).line
+    moved = [d for d in after if d.range.start.line > line and any(d.range is o.range for o in before)]
+    assert len(moved) > len([d for d in after if d.range.start.line > line]) // 2
+    olds = {(o.data["start"], o.data["code"]): o for o in before}
+    for d in moved:
+        assert d.data["version"] == 2
+        old = olds[(d.data["start"] - 2, d.data["code"])]
+        assert d.related_information is old.related_information and d.data["end"] == old.data["end"] + 2
+
+
 def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
     """The cuts and chunks before an edit's neighbourhood keep the last run's
     judgements without a lookup; those from it on are judged (through the

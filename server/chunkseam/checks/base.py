@@ -673,6 +673,9 @@ def at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
 
 
 _WS_RUN = re.compile(r"\s+")
+#: a whitespace run holding a line break, matched as a whole from its first
+#: character only (linear time on long runs)
+_BREAK_RUN = re.compile(r"(?<!\s)\s*[\r\n]\s*")
 
 
 def _clean(s: str) -> str:
@@ -680,7 +683,9 @@ def _clean(s: str) -> str:
     lines stay visible), any other run as one space; table padding around
     ``|`` shrinks to one space."""
     s = s.strip()
-    s = _WS_RUN.sub(lambda m: "⏎" if ("\n" in m.group() or "\r" in m.group()) else " ", s)
+    if "\n" in s or "\r" in s:
+        s = _BREAK_RUN.sub("⏎", s)  # (each run holding a line break, as a whole)
+    s = _WS_RUN.sub(" ", s)
     if "|" not in s:
         return s
     rows = []

@@ -134,6 +134,14 @@ def _jsonable(value: Any) -> Any:
     t = type(value)
     if t in _ATOMS:
         return value
+    if t is dict:  # an issue's data: atoms and lists of offsets, done here without a call each
+        out = {}
+        for k, v in value.items():
+            tv = type(v)
+            if tv not in _ATOMS:
+                v = list(v) if tv is list and all(type(x) is int for x in v) else _jsonable(v)
+            out[k if type(k) is str else str(k)] = v
+        return out
     if t is list and all(type(v) is int for v in value):
         return list(value)
     if value is None or isinstance(value, (str, int, float, bool)):
@@ -162,6 +170,25 @@ def unit_noun(issue: Any) -> str:
     return _UNIT_NOUNS.get(issue.code, "unit")
 
 
+def _data(issue: Any, unit: Any, version: Any) -> dict[str, Any]:
+    """A diagnostic's ``data``."""
+    data = {
+        "code": issue.code,
+        "name": issue.name,
+        "chunk": issue.chunk,
+        "otherChunk": issue.other_chunk,
+        "cut": issue.cut,
+        "start": issue.start,
+        "end": issue.end,
+        "unit": list(unit) if unit is not None else None,
+        "fix": issue.fix,
+        "version": version,
+    }
+    if issue.data:
+        data["data"] = _jsonable(issue.data)
+    return data
+
+
 def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
                   positions: Positions | None = None) -> types.Diagnostic:
     """The diagnostic of ``issue`` (``positions``: a :class:`Positions` of
@@ -186,20 +213,7 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
             location=types.Location(uri=uri, range=positions.range(unit[0], unit[1])),
             message=f"the {unit_noun(issue)} that the cut breaks",
         )]
-    data = {
-        "code": issue.code,
-        "name": issue.name,
-        "chunk": issue.chunk,
-        "otherChunk": issue.other_chunk,
-        "cut": issue.cut,
-        "start": issue.start,
-        "end": issue.end,
-        "unit": list(unit) if unit is not None else None,
-        "fix": issue.fix,
-        "version": getattr(doc, "version", None),
-    }
-    if issue.data:
-        data["data"] = _jsonable(issue.data)
+    data = _data(issue, unit, getattr(doc, "version", None))
     return types.Diagnostic(
         range=positions.range(issue.start, issue.end),
         message=issue.message or issue.name,
@@ -414,10 +428,9 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     uri = result.uri
     positions = Positions(doc, encoding)
     version = getattr(doc, "version", None)
-    previous, bound = _previous(doc, uri, encoding)
+    previous, bound, shifted = _previous(doc, uri, encoding)
     out = []
-    templates: list[Any] = []
-    known = _wire_fields_known()
+    templates: list[Any] = []  # carried over, or None (made below if published)
     for issue in result.analysis.issues:
         if issue.severity == "off":
             continue
@@ -427,36 +440,61 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
             if hit is not None and hit[0] == issue:
                 d = _renewed(hit[1], version)
                 templates.append(hit[2])
+        if d is None and shifted is not None:
+            d = _moved(issue, shifted, version)
+            if d is not None:
+                templates.append(None)
         if d is None:
             d = to_diagnostic(issue, doc, uri, encoding, positions)
-            templates.append(_template(d) if known else None)
+            templates.append(None)
         out.append(d)
+    capped = cap(out, limit)
+    index = {id(d): k for k, d in enumerate(out)}
+    if _wire_fields_known():  # templates of the published diagnostics only
+        for d in capped:
+            k = index.get(id(d))
+            if k is not None and templates[k] is None:
+                templates[k] = _template(d)
     # kept for the next version: read there, never changed
     doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out, templates))
-    capped = cap(out, limit)
-    by_id = {id(d): t for d, t in zip(out, templates)}
-    return Built(capped, {id(d): by_id.get(id(d)) for d in capped})
+    return Built(capped, {id(d): templates[index[id(d)]] if id(d) in index else None for d in capped})
 
 
-def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int]:
+def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int, Any]:
     """The diagnostics built for this document or its nearest ancestor
     (:meth:`~chunkseam.document.Document.lineage`), by issue, and the offset
     below which positions are unchanged since: the start of the line before
-    the one the edit starts on (a CR there may have been joined to an LF)."""
+    the one the edit starts on (a CR there may have been joined to an LF).
+
+    Third: for an edit that left the number of lines as it was, ``(by_old,
+    delta, after)``: the ancestor's diagnostics of issues that start at or
+    after ``after - delta`` (by their offsets there), ``delta`` what the edit
+    changed the length by, and ``after`` the start of the line after the one
+    the edit ends on. An offset ``x >= after`` shows the line and column that
+    ``x - delta`` showed in the ancestor: the text from ``after - delta`` on
+    is unchanged (including the character before it, which ends a line), so
+    are its line starts, shifted by ``delta``, and with as many lines in all
+    as many line starts come before it. Otherwise None."""
     key = ("lsp-diagnostics", uri, encoding)
     found = doc.memoised(key)
     bound = len(doc.text) + 1
+    shift = None
     if found is None:
-        for ancestor, a, _b, _n in doc.lineage():
+        for ancestor, a, b, n in doc.lineage():
             found = ancestor.memoised(key)
             if found is not None:
                 starts = doc.line_starts
                 bound = starts[max(bisect_right(starts, a) - 2, 0)]
+                line = bisect_right(starts, a + n)  # the line after the one the edit ends on
+                if line < len(starts) and len(starts) == len(ancestor.line_starts):
+                    shift = (n - (b - a), starts[line])
                 break
-    if found is None or bound <= 0:
-        return None, 0
+    if found is None:
+        return None, 0, None
     issues, diags, templates = found
     by_issue: dict = {}
+    by_old: dict = {}
+    old_after = shift[1] - shift[0] if shift is not None else 0
     k = 0
     for issue in issues:
         if issue.severity == "off":
@@ -464,8 +502,49 @@ def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int]:
         if issue.start < bound:
             by_issue.setdefault((issue.start, issue.end, issue.cut, issue.code),
                                 (issue, diags[k], templates[k]))
+        elif shift is not None and issue.start >= old_after:
+            by_old.setdefault((issue.start, issue.end, issue.cut, issue.code), (issue, diags[k]))
         k += 1
-    return by_issue, bound
+    if bound <= 0:
+        by_issue = {}
+    return by_issue, bound, ((by_old, shift[0], shift[1]) if shift is not None and by_old else None)
+
+
+def _moved(issue: Any, shifted: Any, version: Any) -> types.Diagnostic | None:
+    """The diagnostic of ``issue`` made from the ancestor's of the same issue
+    moved by an edit before it (see :func:`_previous`): its ranges and related
+    information, which show the same lines and columns, shared; its data made
+    from ``issue``. None when there is no such issue or ``issue`` shows an
+    offset before the line after the edit."""
+    by_old, delta, after = shifted
+    if issue.start < after or issue.end < after:
+        return None
+    related = issue.related
+    if related and (related[0] < after or related[1] < after):
+        return None
+    unit = issue.unit
+    if unit is not None and (unit[0] < after or unit[1] < after):
+        return None
+    cut = issue.cut
+    hit = by_old.get((issue.start - delta, issue.end - delta, None if cut is None else cut - delta,
+                      issue.code))
+    if hit is None:
+        return None
+    old, d = hit
+    # what the ranges, message and related information are made of, besides positions
+    if (old.message != issue.message or old.severity != issue.severity or old.name != issue.name
+            or old.chunk != issue.chunk or old.other_chunk != issue.other_chunk
+            or old.related_message != issue.related_message
+            or (old.related is None) != (related is None)
+            or (related is not None and (old.related[0] + delta, old.related[1] + delta) != tuple(related))
+            or (old.unit is None) != (unit is None)
+            or (unit is not None and (old.unit[0] + delta, old.unit[1] + delta) != tuple(unit))
+            or unit_noun(old) != unit_noun(issue)):
+        return None
+    return types.Diagnostic(range=d.range, message=d.message, severity=d.severity, code=d.code,
+                            code_description=d.code_description, source=d.source, tags=d.tags,
+                            related_information=d.related_information,
+                            data=_data(issue, unit, version))
 
 
 def _below(issue: Any, bound: int) -> bool:
