@@ -250,8 +250,8 @@ def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
     first = analyze(doc, config)
     judged: list[int] = []
     checked: list[int] = []
-    real_judge, real_chunks = validate_mod._CutJudge.judge, chunks_mod.chunk_issues
-    monkeypatch.setattr(validate_mod._CutJudge, "judge",
+    real_judge, real_chunks = validate_mod._CutJudge._judge_own, chunks_mod.chunk_issues
+    monkeypatch.setattr(validate_mod._CutJudge, "_judge_own",
                         lambda self, cut: judged.append(cut.offset) or real_judge(self, cut))
 
     def spy(ctx, first_content, views=None):

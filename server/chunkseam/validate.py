@@ -382,8 +382,8 @@ class _CutJudge:
                     out.append(_copy(kept))
                 reused += 1
         for cut in cuts[reused:]:
-            found = self.judge(cut)
-            found_all.append(None if found is None else _copy(found))
+            found, own = self._judge_own(cut)
+            found_all.append(own)
             if found is not None:
                 out.append(found)
         starts = {v.position: v.start for v in ctx.chunks}
@@ -440,6 +440,13 @@ class _CutJudge:
         return min(max(view.start - lo, -1), hi - lo + 1)
 
     def judge(self, cut: Any) -> Issue | None:
+        return self._judge_own(cut)[0]
+
+    def _judge_own(self, cut: Any) -> tuple[Issue | None, Issue | None]:
+        """The issue of ``cut`` (None: clean) and a copy of it that shares
+        nothing changeable with it, for what this validation keeps: the
+        cache's own copy when it has just been put there (neither the cache
+        nor a kept run ever changes an issue; both hand out copies)."""
         ctx = self.ctx
         last = cut.alt if cut.alt is not None else cut.offset
         seg_key, lo, hi = self.st.neighbourhood(cut.offset, last)
@@ -449,16 +456,18 @@ class _CutJudge:
         hit = _CUT_CACHE.get(key, _MISSING)
         if hit is not _MISSING:
             if hit is _NO_ISSUE:
-                return None
+                return None, None
             base, issue = hit
-            return _shifted(issue, lo - base)
+            return _shifted(issue, lo - base), _shifted(issue, lo - base)
         found = _judge(ctx, self.order, cut, True)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
-        elif _cacheable(found):
-            _CUT_CACHE.put(key, (lo, _shifted(found, 0)),
-                           900 + len(found.message) + len(found.data) * 120)
-        return found
+            return None, None
+        if not _cacheable(found):
+            return found, _copy(found)
+        own = _shifted(found, 0)
+        _CUT_CACHE.put(key, (lo, own), 900 + len(found.message) + len(found.data) * 120)
+        return found, own
 
 
 def _copy(issue: Issue) -> Issue:
