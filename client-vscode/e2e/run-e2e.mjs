@@ -706,7 +706,11 @@ try {
     await hover.first().waitFor({ timeout: WAIT });
     const text = (await hover.first().textContent()).replace(/\s+/g, " ");
     assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
-    return text.slice(0, 120);
+    // in the cells' terms (not lines of the notebook's combined view), the cells' text without the view's fences
+    const where = /Chunk \d+\/\d+ · \d+ tokens? · (cell \d+, lines? [\d–]+|cells \d+–\d+)/.exec(text);
+    assert(where, `the hover does not say which cells the chunk is in: ${text.slice(0, 200)}`);
+    assert(!text.includes("```"), `the hover shows the view's fence lines: ${text.slice(0, 400)}`);
+    return `${where[1]}: ${text.slice(0, 120)}`;
   });
   await page.waitForTimeout(400); // the hover's fade-in, for the screenshot only
   await screenshot("notebook-hover");
