@@ -404,11 +404,11 @@ def test_huge_paragraph_is_segmented_in_windows():
     ('<a id="top"></a>\n<span id="x"></span>\n\nTitle\n=====\n\nBody text.\n\n<div id="y"></div>\n\n## Sub\n\nMore.\n',
      None),
     # an HTML comment and an anchor kept for old links (the Rust book's chapters)
-    ("<!-- Old headings. Do not remove or links may break. -->\n\n<a id=\"old\"></a>\n\n## Title\n\nBody text.\n\n"
-     "<!-- Old headings. -->\n\n<a id=\"older\"></a>\n\n## Sub\n\nMore text.\n", None),
+    (("<!-- Old headings. Do not remove or links may break. -->\n\n<a id=\"old\"></a>\n\n## Title\n\nBody text.\n\n"
+      "<!-- Old headings. -->\n\n<a id=\"older\"></a>\n\n## Sub\n\nMore text.\n"), None),
     # link reference definitions: glued to the block after them, as a heading is
-    ("[ref]: https://example.com\n\n# Title\n\nBody [ref].\n\n[r2]: https://example.org\n\nMore [r2].\n\n## Sub\n\n"
-     "More.\n", None),
+    (("[ref]: https://example.com\n\n# Title\n\nBody [ref].\n\n[r2]: https://example.org\n\nMore [r2].\n\n## Sub\n\n"
+      "More.\n"), None),
 ])
 def test_a_label_goes_with_the_section_it_labels(text, path):
     doc = Document(text, path=path) if path else Document(text)
