@@ -25,6 +25,12 @@ java} and python/ (code through tree-sitter and Python's own parser):
 ``expect``    what should be reported there (a code, or ``clean``); defaults
               to ``rule`` for a true verdict
 ``note``      why, in a few words
+``end``       for a chunk item: the end of the chunk judged (a chunk that
+              now starts there but ends elsewhere is another chunk: the item
+              is moot)
+``about``     for a ``clean`` chunk item: the per-chunk rule it is judged
+              on (the offset is then a chunk start, and only that rule
+              counts there: "this chunk's opening points back at nothing")
 ``round``     ``after`` for items sampled from the reports of the fixed
               rules (judged the same way; left out of *before*)
 ``sha``       the first 12 hex digits of the SHA-1 of the 80 characters around
@@ -157,16 +163,16 @@ def item_offset(issue, chunks) -> int | None:
     return None
 
 
-def reported(path: str, setting: str) -> tuple[dict[int, list[str]], set[int], set[int]]:
+def reported(path: str, setting: str) -> tuple[dict[int, list[str]], set[int], set[int], set]:
     """offset -> codes reported there (cuts and per-chunk issues); the cut
-    offsets; the chunk start offsets."""
+    offsets; the chunk start offsets; the chunk spans."""
     doc, chunks, issues = run(path, setting)
     out: dict[int, list[str]] = defaultdict(list)
     for i in issues:
         off = item_offset(i, chunks)
         if off is not None:
             out[off].append(i.code)
-    return out, set(_cuts(doc.text, chunks)), {c.start for c in chunks}
+    return out, set(_cuts(doc.text, chunks)), {c.start for c in chunks}, {(c.start, c.end) for c in chunks}
 
 
 def _cuts(text: str, chunks) -> list[int]:
@@ -223,8 +229,10 @@ def exists(item: dict, cache: dict) -> bool:
     key = (item["path"], item["setting"])
     if key not in cache:
         cache[key] = reported(*key)
-    _codes, cuts, starts = cache[key]
-    chunk_item = item["rule"] in PER_CHUNK or (expected(item) or "") in PER_CHUNK
+    _codes, cuts, starts, spans = cache[key]
+    if "end" in item:  # the very chunk judged, not just one starting there
+        return (item["offset"], item["end"]) in spans
+    chunk_item = item["rule"] in PER_CHUNK or (expected(item) or "") in PER_CHUNK or "about" in item
     return item["offset"] in (starts if chunk_item else cuts)
 
 
@@ -236,6 +244,8 @@ def now_codes(item: dict, cache: dict) -> list[str]:
     # a chunk item is judged on the per-chunk rules, a cut on the cut rules (a
     # chunk starting at a cut may carry both)
     # (and a chunk may have several per-chunk issues: only the judged rule counts)
+    if "about" in item:  # a clean chunk, judged on one per-chunk rule
+        return [c for c in codes if c == item["about"]]
     chunk_item = item["rule"] in PER_CHUNK or (expected(item) or "") in PER_CHUNK
     if chunk_item:
         return [c for c in codes if c in (item["rule"], expected(item))]

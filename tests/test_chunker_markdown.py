@@ -76,14 +76,19 @@ def check_invariants(doc, chunks, size, sizer, overlap=0):
 
 
 def assert_single_unit(doc, c):
-    """An oversize chunk is one atomic block (after the headings glued before
-    it) or a single word."""
+    """An oversize chunk is one atomic block (after the headings, labels and
+    link reference definitions glued before it) or a single word."""
+    from chunkseam.structure import is_anchor
+
     text = doc.text
     st = structure(doc)
     near = st.containing(c.start) + st.blocks_between(c.start, c.end)
     pos = c.start
+    defs = re.match(r"(?: {0,3}\[[^\]\n]+\]:[^\n]*\n\s*)+", text[pos : c.end])  # (link definitions: glued too)
+    pos += defs.end() if defs else 0
     for b in near:
-        if b.kind == "heading" and doc.line_start(doc.line_of(b.start)) <= pos <= b.start < c.end:
+        glued = b.kind == "heading" or (b.depth == 0 and is_anchor(b.kind, b.info, text[b.start : b.end]))
+        if glued and doc.line_start(doc.line_of(b.start)) <= pos <= b.start < c.end:
             pos = b.end + len(text[b.end : c.end]) - len(text[b.end : c.end].lstrip())
     rest = text[pos : c.end]
     inline = [m.span() for m in INLINE_UNIT.finditer(rest)]
@@ -386,6 +391,55 @@ def test_huge_paragraph_is_segmented_in_windows():
         body = c.text.removeprefix("# H\n\n")
         assert body.startswith("This is sentence ") and body.endswith("paragraph.")
     check_invariants(doc, chunks, 100, TOK)
+
+
+@pytest.mark.parametrize("text,path", [
+    # reStructuredText: a label, the highlighting language, the module, a comment before a title
+    (".. _quickstart:\n\nQuickstart\n==========\n\nBody text.\n\n.. _more:\n\nMore\n----\n\nMore text.\n", "a.rst"),
+    (".. highlight:: rst\n\nDirectives\n==========\n\nBody text.\n", "a.rst"),
+    (".. currentmodule:: flask\n\nBlog\n====\n\nBody text.\n\n.. index:: pair: a; b\n\nMore\n----\n\nText.\n",
+     "a.rst"),
+    # Markdown: an HTML anchor alone on its line (a paragraph to CommonMark) or an anchor block
+    ('<a name="top"></a>\n\n# Title\n\nBody text.\n\n<a name="sub"></a>\n\n## Sub\n\nMore text.\n', None),
+    ('<a id="top"></a>\n<span id="x"></span>\n\nTitle\n=====\n\nBody text.\n\n<div id="y"></div>\n\n## Sub\n\nMore.\n',
+     None),
+    # an HTML comment and an anchor kept for old links (the Rust book's chapters)
+    (("<!-- Old headings. Do not remove or links may break. -->\n\n<a id=\"old\"></a>\n\n## Title\n\nBody text.\n\n"
+      "<!-- Old headings. -->\n\n<a id=\"older\"></a>\n\n## Sub\n\nMore text.\n"), None),
+    # link reference definitions: glued to the block after them, as a heading is
+    (("[ref]: https://example.com\n\n# Title\n\nBody [ref].\n\n[r2]: https://example.org\n\nMore [r2].\n\n## Sub\n\n"
+      "More.\n"), None),
+])
+def test_a_label_goes_with_the_section_it_labels(text, path):
+    doc = Document(text, path=path) if path else Document(text)
+    for size, sizer in ((512, TOK), (24, TOK), (64, CHARS)):
+        chunks = MD.chunk(doc, sizer, size=size)
+        for c in chunks:  # no chunk is only labels: each has a title or text of its own
+            words = [ln for ln in c.text.splitlines()
+                     if ln.strip() and not re.match(r"\.\. |<(a|span|div) |<!--|\[[^\]]+\]: ", ln)]
+            assert words, (size, c.text)
+        if size == 512:  # the sections: each starts at its labels and ends at its text
+            starts = [c.text.splitlines()[0] for c in chunks]
+            assert len(chunks) == 2 - ("highlight" in text), starts
+            assert all(not c.text.rstrip().endswith((":", ">")) for c in chunks), texts(chunks)
+        check_invariants(doc, chunks, size, sizer)
+
+
+def test_a_label_is_not_taken_for_text():
+    """A footnote, a substitution image and an HTML anchor with text say something: no labels."""
+    from chunkseam.structure import is_anchor
+
+    assert is_anchor("explicit", "target", ".. _x:")
+    assert is_anchor("explicit", "comment", ".. a comment")
+    assert not is_anchor("explicit", "comment", ".. [1] A footnote.")
+    assert not is_anchor("explicit", "image", ".. image:: a.png")
+    assert is_anchor("paragraph", "", '<a name="x"></a>')
+    assert is_anchor("html_block", "", "<!-- prettier-ignore -->\n<a id='x'></a>")
+    assert not is_anchor("paragraph", "", '<a name="x">Read this</a>')
+    assert not is_anchor("paragraph", "", "a name")
+    assert not is_anchor("html_block", "", '<p align="center"><img src="logo.png"></p>')
+    doc = Document(".. [1] A footnote.\n\nTitle\n=====\n\nBody.\n", path="a.rst")
+    assert len(MD.chunk(doc, TOK, size=512)) == 2
 
 
 # -- the corpus ------------------------------------------------------------------------------------

@@ -177,6 +177,17 @@ BAD_CUTS = [
      "CS201", "inside method Foo::a"),
     ("A.java", "class A {\n  void m() {\n    int a = 1;\n✂    a++;\n  }\n}\n", "CS201",
      "inside method A.m"),
+    # file-level bindings are definitions: their initialiser, their doc comment
+    ("a.ts", "export const KEY = Symbol(\n  `key`,\n✂);\n", "CS201", "inside constant KEY"),
+    ("a.ts", "/**\n * The key.\n */\n✂export const KEY = Symbol('key');\n", "CS201", "inside constant KEY"),
+    ("a.js", "let handlers = {\n  a: f(\n    1,\n✂    2),\n};\n", "CS201", "inside variable handlers"),
+    ("a.ts", "const o = {\n  m() {\n    one()\n✂    two()\n  },\n};\n", "CS201", "inside method o.m"),
+    ("a.ts", "/** Options. */\n✂export type Opts = { a: string };\n", "CS201", "inside type Opts"),
+    ("a.js", "export default {\n  name: 'x',\n  data: [\n    1,\n✂    2],\n};\n", "CS201",
+     "inside export default"),
+    ("a.go", "const (\n\tA = iota\n✂\tB\n)\n", "CS201", "inside constant block (A … B)"),
+    ("a.go", "// mu guards m.\n✂var mu sync.Mutex\n", "CS201", "inside variable mu"),
+    ("a.rs", "/// The limit.\n✂const LIMIT: usize = 3;\n", "CS201", "inside const LIMIT"),
     ("a.js", 'const s = "one two ✂three";\n', "CS202", "inside a string literal"),
     ("a.ts", "const s = `one ${x} ✂three`;\n", "CS202", "inside a template string"),
     ("a.go", "var s = `raw\n✂string`\n", "CS202", "inside a string literal"),
@@ -200,6 +211,13 @@ def test_cuts_between_members_and_between_definitions_are_clean():
         ("A.java", "class A {\n  void m() {}\n✂  void n() {}\n}\n"),
         ("a.go", "func F() {}\n✂\nfunc G() {}\n"),
         ("a.ts", "export class A {}\n✂export class B {}\n"),
+        # between two bindings, and between a binding and a function
+        ("a.ts", "export const A = Symbol('a');\n✂export const B = {\n  b: 1,\n};\n"),
+        ("a.go", "var x = 1\n\n✂func F() {}\n"),
+        # a big object or array literal is divided between its entries, as a class between members
+        ("a.ts", "export const errors = {\n  a: `one`,\n✂  b: `two`,\n  m() {},\n};\n"),
+        ("a.js", "export default {\n  name: 'x',\n✂  data: 1,\n};\n"),
+        ("a.js", "const A = [\n  'a',\n✂  'b',\n];\n"),
     ]:
         doc, chunks, _ = marked(text, kind="code", path=path)
         assert [i.code for i in validate(doc, chunks, S) if i.cut is not None] == [], path

@@ -30,7 +30,7 @@ from chunkseam.chunk import Chunk
 from chunkseam.chunkers import markdown as markdown_mod
 from chunkseam.document import Document
 from chunkseam.settings import Settings
-from chunkseam.structure import _segment_all, parse_blocks, structure
+from chunkseam.structure import _segment_all, is_anchor, parse_blocks, structure
 from chunkseam.validate import validate
 
 from conftest import corpus_files
@@ -77,20 +77,26 @@ def block_tuples(blocks) -> list[tuple]:
 
 
 def reference_sections(blocks, sx) -> list[tuple]:
-    """The markdown chunker's sections as first written (a walk over every block)."""
-    out, current, last_heading, has_body = [], [], None, False
+    """The markdown chunker's sections as first written (a walk over every
+    block): a label (an HTML anchor …) is no body, and the labels that end a
+    section with a body go with the heading after them."""
+    out, current, last_heading, has_body, labels = [], [], None, False, 0
     for b in blocks:
         if b.depth != 0:
             continue
         if b.kind == "heading":
             if current and has_body:
-                out.append((current, last_heading))
-                current = []
+                keep = len(current) - labels
+                out.append((current[:keep], last_heading))
+                current = current[keep:]
             current.append(b)
-            last_heading, has_body = b, False
+            last_heading, has_body, labels = b, False, 0
+        elif is_anchor(b.kind, b.info, sx.text[b.start : b.end]):
+            current.append(b)
+            labels += has_body
         else:
             current.append(b)
-            has_body = True
+            has_body, labels = True, 0
     if current:
         out.append((current, last_heading))
     return [([x.index for x in blocks_], sx.heading_path_at(h.start) if h else ())

@@ -66,6 +66,36 @@ def test_dangling_reference_variants():
     assert codes_of(validate(doc, chunks, custom), "CS103")
 
 
+def test_dangling_reference_later_in_the_first_sentence():
+    s = Settings(min_tokens=0)
+    intro = "Set the timeout to 30 seconds.\n\n```python\nclient.get(url, timeout=30)\n```\n\n"
+    for sentence, phrase in [
+        ("Using the same techniques as above, you can return JSON.", "as above"),
+        ("Providing the credentials in a tuple is the same as the `HTTPBasicAuth` example above.",
+         "the `httpbasicauth` example above"),
+        ("For example, we didn't set our user agent in the previous example.", "the previous example"),
+        ("To define your models, subclass the class created by the code above.", "the code above"),
+        ("When the proxies are not overridden as shown above, the environment is used.", "as shown above"),
+    ]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence} More text follows here.")
+        found = codes_of(validate(doc, chunks, s), "CS103")
+        assert len(found) == 1 and found[0].data["phrase"] == phrase, (sentence, found)
+        assert "first sentence" in found[0].message
+    for t in [
+        # past the first sentence: what it points at may be in the chunk itself
+        f"{intro}✂The client retries three times. Then it fails as shown above.",
+        # no reference back: a version, a number, a forward pointer
+        f"{intro}✂The previous version of the API had no timeout at all.",
+        f"{intro}✂Values above 100 are rejected as invalid input.",
+        f"{intro}✂Keep the timeout as low as possible; see below for details.",
+        # mid-sentence (CS002's business) and the first chunk
+        f"{intro}Set it ✂as shown above for every request.",
+        "✂Using the same techniques as above, you can return JSON.",
+    ]:
+        doc, chunks, _ = marked(t)
+        assert codes_of(validate(doc, chunks, s), "CS103") == [], t
+
+
 def test_no_context_respects_the_chunk_heading_path():
     text = "# Database\n\nThe pool holds ten connections. Set the timeout to 30 seconds."
     doc = Document(text)

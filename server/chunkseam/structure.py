@@ -53,6 +53,38 @@ CONTAINER_KINDS = frozenset({"bullet_list", "ordered_list", "list_item", "blockq
 MDX_KINDS = frozenset({"esm", "jsx"})
 #: blocks a chunker keeps whole and a cut must not fall inside
 ATOMIC_KINDS = frozenset({"fence", "code", "table", "front_matter", "html_block", "esm", "explicit"})
+#: reStructuredText directives that set something for what follows and show
+#: nothing where they stand (a label, the highlighting language, the module)
+ANCHOR_DIRECTIVES = frozenset({
+    "highlight", "currentmodule", "module", "py:currentmodule", "py:module", "meta", "index",
+    "default-role", "default-domain", "sectionauthor", "codeauthor", "role", "tabularcolumns",
+    "replace", "unicode", "date",
+})
+#: HTML of empty anchors and one-line comments only (``<a name="x"></a>``,
+#: ``<span id="x"></span>``, ``<!-- prettier-ignore -->``; a license header is no label)
+_HTML_ANCHOR = re.compile(
+    r"(?:\s*(?:<(a|span|div)\s+(?:name|id)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+)\s*/?>\s*(?:</\1>)?"
+    r"|<!--(?:(?!-->)[^\r\n])*-->))+\s*",
+    re.I,
+)
+
+
+def is_anchor(kind: str, info: str, text: str) -> bool:
+    """Whether a top-level block (``text`` is its own text) only labels or
+    sets up what follows and says nothing itself: a reStructuredText target
+    (``.. _label:``) or one-line comment, a directive of :data:`ANCHOR_DIRECTIVES`
+    (``.. highlight:: rst``), HTML of empty anchors and one-line comments. Such a block
+    belongs with the block after it: it is no section body, and a chunk never
+    ends with it."""
+    if kind == "explicit":
+        if info == "target":
+            return True
+        if info == "comment":  # (a footnote or citation says something; a long comment is a preamble)
+            return not text.lstrip().startswith(".. [") and "\n" not in text.strip() and "\r" not in text.strip()
+        return info in ANCHOR_DIRECTIVES
+    if kind in ("html_block", "paragraph"):  # (``<a name="x"></a>`` alone is a paragraph to CommonMark)
+        return text[:1] == "<" and _HTML_ANCHOR.fullmatch(text) is not None
+    return False
 
 
 @dataclass(slots=True)
@@ -494,7 +526,7 @@ class _Seg:
     document) in which the segment's text recurs."""
 
     __slots__ = ("recs", "serial", "n", "nlines", "open_end", "_index", "_children", "_groups",
-                 "last")
+                 "last", "anchors")
 
     def __init__(self, recs: tuple, text: str, nlines: int | None = None) -> None:
         self.recs = recs
@@ -510,7 +542,11 @@ class _Seg:
                             for r in recs)
         self._index: tuple | None = None
         self._children: dict[int, list[int]] | None = None
-        self._groups: list[tuple[int, int, int, bool, bool]] | None = None
+        self._groups: list[tuple[int, int, int, bool, bool, int, int]] | None = None
+        #: indexes of the top-level records that only label what follows (see :func:`is_anchor`)
+        self.anchors = frozenset(i for i, r in enumerate(recs)
+                                 if r[6] == 0 and r[0] in ("explicit", "html_block", "paragraph")
+                                 and is_anchor(r[0], r[7], text[r[1]:r[2]]))
         #: the Block objects made at the last position this segment was
         #: materialised at: ((start, line base, index base), slots)
         self.last: tuple[tuple[int, int, int], list] | None = None
@@ -568,34 +604,56 @@ class _Seg:
             self._children = kids
         return kids
 
-    def groups(self) -> list[tuple[int, int, int, bool, bool]]:
+    def groups(self) -> list[tuple[int, int, int, bool, bool, int, int]]:
         """The top-level blocks grouped by heading as if a section started
         here (see :meth:`Structure.sections`): ``(first, last, heading,
-        has_body, starts_with_heading)`` with record indices and the start of
-        the group's last heading (-1 when none)."""
+        has_body, starts_with_heading, labels, before_labels)`` with record
+        indices and the start of the group's last heading (-1 when none);
+        ``labels`` is the first of the labels (:func:`is_anchor`) that end a
+        group with a body, ``before_labels`` the top-level record before them
+        (both -1 when none): a heading in the next segment takes them along."""
         groups = self._groups
         if groups is None:
             groups = []
             cur: list | None = None
             recs = self.recs
+            anchors = self.anchors
+            run: tuple[int, int] | None = None  # (first, before it) of trailing labels in a section with a body
+            prev = -1
             for i in self.top:
                 r = recs[i]
                 if r[0] == "heading":
                     if cur is not None and cur[3]:
-                        groups.append(tuple(cur))
-                        cur = None
+                        if run is not None:  # the labels before the heading go with it
+                            cur[1] = run[1]
+                            groups.append(tuple(cur))
+                            cur = [run[0], i, r[1], False, True, -1, -1]
+                        else:
+                            groups.append(tuple(cur))
+                            cur = None
                     if cur is None:
-                        cur = [i, i, r[1], False, True]
+                        cur = [i, i, r[1], False, True, -1, -1]
                     else:
                         cur[1] = i
                         cur[2] = r[1]
                     cur[3] = False
+                    run = None
+                elif i in anchors:  # (a label: it belongs with what follows, no body)
+                    if cur is None:
+                        cur = [i, i, -1, False, False, -1, -1]
+                    elif cur[3] and run is None:
+                        run = (i, prev)
+                    cur[1] = i
                 else:
                     if cur is None:
-                        cur = [i, i, -1, True, False]
+                        cur = [i, i, -1, True, False, -1, -1]
                     cur[1] = i
                     cur[3] = True
+                    run = None
+                prev = i
             if cur is not None:
+                if run is not None:
+                    cur[5], cur[6] = run
                 groups.append(tuple(cur))
             self._groups = groups
         return groups
@@ -951,26 +1009,34 @@ class Structure:
         if secs is not None:
             return secs
         raw: list[list[int]] = []
-        cur: list | None = None  # [k0, i0, k1, i1, heading, has_body]
+        # [k0, i0, k1, i1, heading, has_body, labels, before_labels] (the labels that end it: in segment k1)
+        cur: list | None = None
         for k, seg in enumerate(self._segs):
             base = self._seg_starts[k]
-            for gi, (first, last, head, body, head_first) in enumerate(seg.groups()):
+            for gi, (first, last, head, body, head_first, labels, before) in enumerate(seg.groups()):
                 h = head + base if head >= 0 else -1
                 if gi == 0 and cur is not None and (not head_first or not cur[5]):
                     cur[2], cur[3] = k, last  # continues the section before
                     if h >= 0:
                         cur[4] = h
                     cur[5] = cur[5] or body
+                    cur[6], cur[7] = labels, before
                     continue
                 if cur is not None:
+                    if gi == 0 and cur[6] >= 0:  # its closing labels go with this heading
+                        kl = cur[2]
+                        cur[3] = cur[7]
+                        raw.append(cur)
+                        cur = [kl, cur[6], k, last, h, body, labels, before]
+                        continue
                     raw.append(cur)
-                cur = [k, first, k, last, h, body]
+                cur = [k, first, k, last, h, body, labels, before]
         if cur is not None:
             raw.append(cur)
         starts = self._seg_starts
         segs = self._segs
         secs = [(segs[k0].recs[i0][1] + starts[k0], segs[k1].recs[i1][2] + starts[k1], h,
-                 k0, i0, k1, i1) for k0, i0, k1, i1, h, _body in raw]
+                 k0, i0, k1, i1) for k0, i0, k1, i1, h, _body, _labels, _before in raw]
         self._sections = secs
         return secs
 

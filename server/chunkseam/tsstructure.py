@@ -18,7 +18,14 @@ The result is a :class:`TSStructure`, which has the interface of
   comment on the same line as the end of a unit stays with it.
 * **Definitions**: functions, methods, constructors, classes, interfaces,
   traits, ``impl`` blocks, structs, enums, type declarations, modules /
-  namespaces, and ``const f = () => …`` style function bindings. A
+  namespaces, ``const f = () => …`` style function bindings, and the
+  bindings at file (or namespace) level — ``export const KEY = Symbol(…)``,
+  ``const config = {…}``, ``let cache;``, ``export default {…}``, Go's
+  ``const`` and ``var`` declarations (a ``const (…)`` group is one), Rust's
+  ``const`` and ``static`` — which the code around them uses by name (a doc
+  comment above one is its). A binding to an object or array literal is a
+  container whose entries are its members (a big table is split between
+  entries, as a class between methods). A
   *container* (class, interface, trait, impl, enum, module, namespace; kind
   ``"class"``) has member units, so the chunker can split a big one between
   its members; anything else has kind ``"function"`` and is kept whole.
@@ -57,6 +64,10 @@ _GRAMMARS = {
 LANGUAGE_NAMES = {"js": "JavaScript", "ts": "TypeScript", "tsx": "TypeScript (TSX)",
                   "go": "Go", "rust": "Rust", "java": "Java"}
 
+#: labels of the bindings that are definitions (``const KEY = …``): a file's
+#: header (imports, constants) may hold them, it ends at the first other one
+BINDING_LABELS = frozenset({"constant", "variable", "constant block", "variable block", "export"})
+
 #: LSP language ids
 _LANGUAGE_IDS = {"javascript": "js", "javascriptreact": "js", "typescript": "ts",
                  "typescriptreact": "tsx", "go": "go", "rust": "rust", "java": "java"}
@@ -90,6 +101,8 @@ _JS_CONTAINERS = {"class_declaration": "class", "abstract_class_declaration": "c
                   "class": "class", "interface_declaration": "interface",
                   "enum_declaration": "enum", "internal_module": "namespace",
                   "module": "module"}
+#: literals whose entries are a binding's members (JavaScript, TypeScript)
+_TABLES = frozenset({"object", "array"})
 _JS = _Rules(
     functions=_JS_FUNCS, containers=_JS_CONTAINERS,
     prefix=frozenset({"comment", "decorator"}),
@@ -282,12 +295,13 @@ class TSStructure(PyStructure):
                 (c for c in node.named_children
                  if c.type in rules.functions or c.type in rules.containers), None)
             if inner is None:
-                return None
+                inner = node  # (``export default {…}``: below)
         if inner.type in rules.containers:
             return inner, rules.containers[inner.type], True
         if inner.type in rules.functions:
             return inner, rules.functions[inner.type], False
         if inner.type in ("lexical_declaration", "variable_declaration"):
+            first = None
             for decl in inner.named_children:
                 value = decl.child_by_field_name("value")
                 if value is not None and value.type in (
@@ -296,9 +310,37 @@ class TSStructure(PyStructure):
                     return decl, "function", False
                 if value is not None and value.type == "class":
                     return decl, "class", False
+                if first is None and decl.type == "variable_declarator":
+                    first = decl
+            if first is not None:  # a named binding: a constant or a variable
+                const = self.text[self._pos(inner.start_byte) : self._pos(inner.start_byte) + 5] == "const"
+                value = first.child_by_field_name("value")
+                # (an object or array literal is split between its entries, as a class between members)
+                table = len(inner.named_children) == 1 and value is not None and value.type in _TABLES
+                return first, "constant" if const else "variable", table
+        if inner is node and node.type in rules.wrappers and node.child_by_field_name("value") is not None:
+            value = node.child_by_field_name("value")  # ``export default {…}``: "export default"
+            return node, "export", value.type in _TABLES
+        if inner.type in ("const_declaration", "var_declaration"):  # Go
+            specs = [c for c in inner.named_children if c.type in ("const_spec", "var_spec")]
+            for c in inner.named_children:
+                if c.type == "var_spec_list":
+                    specs.extend(x for x in c.named_children if x.type == "var_spec")
+            if specs:
+                word = "constant" if inner.type == "const_declaration" else "variable"
+                return (specs[0], word, False) if len(specs) == 1 else (inner, f"{word} block", False)
         return None
 
     def _name(self, node, label: str) -> str:
+        if label == "export":
+            return "default"
+        if label in ("constant block", "variable block"):  # Go's ``const (…)``: "(A … Z)"
+            specs = [c for c in node.named_children if c.type in ("const_spec", "var_spec")]
+            for c in node.named_children:
+                if c.type == "var_spec_list":
+                    specs.extend(x for x in c.named_children if x.type == "var_spec")
+            names = [self._name(c, "") for c in (specs[0], specs[-1])]
+            return f"({names[0]} … {names[1]})"
         for field in ("name", "type"):
             n = node.child_by_field_name(field)
             if n is not None:
@@ -317,6 +359,9 @@ class TSStructure(PyStructure):
         return "<anonymous>"
 
     def _body(self, node):
+        if node.type in ("variable_declarator", "export_statement"):  # a table binding: its entries
+            value = node.child_by_field_name("value")
+            return value if value is not None and value.type in _TABLES else None
         body = node.child_by_field_name("body")
         if body is not None and body.type in self.rules.bodies:
             return body

@@ -10,7 +10,9 @@
 * CS103 dangling-reference — the chunk (not the document's first) opens, at a
   sentence start of a paragraph, with one of ``settings.dangling_words``
   (case-insensitive, whole words), after any list marker, block-quote marker,
-  emphasis or opening quote. Chunks that start with a heading, code or a
+  emphasis or opening quote; or whose first sentence points back further
+  on ("Using the same techniques as above, …", "… the previous example …":
+  ``_BACK_REF``). Chunks that start with a heading, code or a
   table are not checked, nor chunks that start mid-sentence (CS002's job).
 * CS104 no-context — Markdown only: the document has headings, the chunk's
   ``heading_path`` is empty, it contains no heading itself, and a heading
@@ -143,6 +145,9 @@ _SELF = re.compile(
     r"(?:this|these)\s+(?:guide|page|document|tutorial|section|article|chapter|part|post|readme|"
     r"notebook|doc|docs|documentation|walkthrough|quickstart|cookbook|lesson|repository|repo|"
     r"project|site|changelog|faq|reference|how-to|overview)s?\b", re.IGNORECASE)
+#: "The previous version…": a release, not text before
+_RELEASE = re.compile(r"the\s+(?:previous|preceding)\s+(?:(?:major|minor|patch|stable)\s+)?(?:version|release)s?\b",
+                      re.IGNORECASE)
 #: "This example shows…" followed by the example in the same chunk
 _FORWARD = re.compile(
     r"(?:this|these|the\s+following)\s+(?:[\w`*_'-]+\s+){0,3}?(?:example|examples|snippet|snippets|code|sample|"
@@ -154,12 +159,34 @@ _EXHIBIT = re.compile(
     r"csv-table|table|image|figure)[ \t]*::|::[ \t]*$", re.M)
 
 
+_SHOWN = (r"shown|described|mentioned|noted|explained|discussed|seen|demonstrated|illustrated|defined|"
+          r"done|configured|listed|outlined|created|introduced|covered|stated|used|written|given")
+_REFERENT = (r"example|examples|section|sections|step|steps|snippet|snippets|code|command|commands|query|"
+             r"queries|listing|sample|samples|output|cell|cells|figure|table|diagram|paragraph|chapter|"
+             r"technique|techniques|method|methods|approach|configuration|setup|pattern|function|"
+             r"functions|class|script|instructions|definition|call|request|response|program|tutorial")
+#: a reference back to text before the sentence, later than its opening
+#: words: "Using the same techniques as above, …", "… the previous example …"
+_BACK_REF = re.compile(
+    r"(?<![\w-])(?:"
+    r"as\s+(?:(?:" + _SHOWN + r")\s+)?above"
+    r"|as\s+(?:" + _SHOWN + r")\s+(?:earlier|previously|before)"
+    r"|as\s+(?:previously|earlier)\s+(?:" + _SHOWN + r")"
+    r"|see\s+above"
+    r"|(?:the|this|that|these|those|our)\s+(?:previous|preceding|above)\s+(?:" + _REFERENT + r")"
+    r"|(?:the|this|that|these|those|our)\s+(?:[\w`'-]+\s+){0,2}?(?:" + _REFERENT + r")\s+above"
+    r"|(?:" + _SHOWN + r")\s+(?:above|in\s+the\s+previous\s+(?:" + _REFERENT + r"))"
+    r")(?![\w-])", re.IGNORECASE)
+#: how far into a chunk's first sentence a back reference is looked for
+BACK_REF_REACH = 400
+
+
 def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
     """Whether an opening match of a dangling word is no reference back: an
-    expletive "It", the document naming itself, or "This example…" with the
+    expletive "It", the document naming itself, "The previous version", or "This example…" with the
     example (a code block, a table) following in the same chunk."""
     head = text[start : min(chunk_end, start + 200)]
-    if _EXPLETIVE_IT.match(head) or _SELF.match(head):
+    if _EXPLETIVE_IT.match(head) or _SELF.match(head) or _RELEASE.match(head):
         return True
     if _FORWARD.match(head):
         return _EXHIBIT.search(text, end, min(chunk_end, end + 1500)) is not None
@@ -193,18 +220,28 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
     m = _MARKUP.match(text, p)
     q = m.end() if m else p
     hit = pattern.match(text, q)
-    if hit is None or hit.end() > view.end:
-        return None
-    if p != leaf.start:  # (sentences only now: pysbd is the expensive part)
+    if hit is not None and (hit.end() > view.end or not_pointing_back(text, hit.start(), hit.end(), view.end)):
+        hit = None
+    opening = hit is not None
+    if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
+        hit = _BACK_REF.search(text, q, min(leaf.end, view.end, q + BACK_REF_REACH))
+        if hit is None:
+            return None
+    sent = None
+    if p != leaf.start or not opening:  # (sentences only now: pysbd is the expensive part)
         sent = ctx.sentence_at(leaf, p)
         if sent is None or sent[0] != p:
             return None  # starts mid-sentence: not this rule's business
-    if not_pointing_back(text, hit.start(), hit.end(), view.end):
-        return None
+        if not opening and hit.end() > sent[1]:
+            return None  # (past the first sentence: what it points at may be in the chunk)
     phrase = text[hit.start() : hit.end()]
     prev = f"chunk {view.position}" if view.position > 0 else "an earlier chunk"
-    msg = (f'chunk {view.position + 1} opens with "{" ".join(phrase.split())}", which points back '
-           f"to text that is not in it (it was in {prev})")
+    if opening:
+        msg = (f'chunk {view.position + 1} opens with "{" ".join(phrase.split())}", which points back '
+               f"to text that is not in it (it was in {prev})")
+    else:
+        msg = (f'chunk {view.position + 1}\'s first sentence says "{" ".join(phrase.split())}", which '
+               f"points back to text that is not in it (it was in {prev})")
     return ctx.issue("CS103", msg, hit.start(), hit.end(), chunk=view.position,
                      hint="name the thing instead of pointing back to it",
                      phrase=" ".join(phrase.lower().split()))

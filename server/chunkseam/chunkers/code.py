@@ -42,7 +42,8 @@ with tree-sitter (grammars from the per-language wheels, offline) into the
 same statement units and definitions, and the rules above apply unchanged:
 the header is the package clause, imports and whatever precedes the first
 definition; a definition's unit carries its doc comments and its decorators /
-attributes / annotations; a container over ``size`` (class, interface, trait,
+attributes / annotations (file-level constants and variables are definitions
+too, for CS201, but stay in the header like Python's); a container over ``size`` (class, interface, trait,
 ``impl`` block, enum, module) is split between its members, its closing brace
 going with the last one; functions and methods stay whole. ``.tsx`` is parsed
 with the TSX grammar.
@@ -136,7 +137,14 @@ class _Run:
     def groups(self) -> list[_Group]:
         ps = self.ps
         body = list(ps.module)
-        first_def = next((i for i, s in enumerate(body) if s.definition is not None), len(body))
+        label = getattr(ps, "label_of", None)
+        if label is None:
+            first_def = next((i for i, s in enumerate(body) if s.definition is not None), len(body))
+        else:  # (tree-sitter: constants and variables belong to the header, as in Python)
+            from ..tsstructure import BINDING_LABELS
+
+            first_def = next((i for i, s in enumerate(body) if s.definition is not None
+                              and label(ps.definitions[s.definition]) not in BINDING_LABELS), len(body))
         out: list[_Group] = []
         if first_def:
             header = _Group(self.module)

@@ -12,7 +12,12 @@ What a chunk is
    is joined to the next section, so no chunk is a lone heading; such a chunk
    takes the heading path of the last heading, the one whose body it carries.
    A heading at the very end of the document, with nothing after it, is a
-   chunk on its own.
+   chunk on its own. A *label* — a reStructuredText target (``.. _name:``),
+   comment or setup directive (``.. highlight::``, ``.. currentmodule::``,
+   ``.. index::``), an HTML anchor alone on its lines (``<a name="x"></a>``)
+   or an HTML comment — is no body either: labels before the first heading join its section, and
+   labels that end a section go with the heading after them, so no chunk is
+   only labels (see :func:`chunkseam.structure.is_anchor`).
 2. **A section that fits** ``size`` (exact count of its text) is one chunk.
    Small neighbouring sections are *not* merged: a section is the unit a
    reader and a retriever expect (the field's reference example — four short
@@ -46,7 +51,8 @@ Markdown does not turn into a block is kept: the ``>`` or list marker before
 a block inside a container starts that block's unit, a line of ``>`` alone
 ends the unit before it, and anything else on lines of its own (a link
 reference definition) is a unit of its own — every non-whitespace character
-lies in a chunk.
+lies in a chunk. Labels and link reference definitions are glued to the unit
+after them, as headings are.
 
 Sizes: each unit is counted once with the sizer; packing adds unit and gap
 counts (an estimate of the joined count; in tokens a single space between
@@ -70,7 +76,7 @@ from weakref import WeakKeyDictionary
 
 from ..chunk import Chunk
 from ..document import Document
-from ..structure import Block, Structure, structure
+from ..structure import Block, Structure, is_anchor, structure
 from ..tokens import Sizer, memo_count
 from ..cache import ByteLRU
 from . import register
@@ -102,6 +108,8 @@ _INLINE_UNIT = re.compile(
     r"|!?\[[^\[\]]*\](?:\([^()]*\)|\[[^\[\]]*\])?",
     re.S,
 )
+#: lines of link reference definitions only (``[label]: https://…``)
+_LINK_DEFS = re.compile(r"(?: {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*(?:\r\n|\r|\n|$))+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|\n")
 _SPACE = re.compile(r"\s")
 _LAST_SPACE = re.compile(r".*\s", re.S)
@@ -308,7 +316,8 @@ def fill_gaps(text: str, atoms: list[Atom], lo: int, hi: int, size: int,
                 continue
             n = measure(text[a:b])
             if n <= size:
-                out.append(Atom(a, b, n))
+                # (link reference definitions before a block: glued to it, as a heading is)
+                out.append(Atom(a, b, n, not code and _LINK_DEFS.fullmatch(text[a:b]) is not None))
                 continue
             for line in _LINE.finditer(text, a, b):
                 la = line.start() if code else line.start() + len(line.group()) - len(
@@ -540,10 +549,21 @@ class _Run:
         atoms: list[Atom] = []
         lead: int | None = None
         for b in blocks:
-            if b.kind == "heading":
-                lead = b.start if lead is None else lead
-                atoms.append(Atom(b.start, b.end, measure(text[b.start : b.end]), True))
-                continue
+            if lead is None:  # link reference definitions right before it are glued to it (fill_gaps)
+                prev = atoms[-1].end if atoms else lo
+                defs = text[prev : b.start].strip()
+                if defs and _LINK_DEFS.fullmatch(defs):
+                    lead = text.index(defs, prev)
+            label = b.kind in ("explicit", "html_block", "paragraph") and is_anchor(
+                b.kind, b.info, text[b.start : b.end])
+            if b.kind == "heading" or label:
+                # (a label before a heading or a block: glued to it, never a chunk's end,
+                # unless it is over the size on its own: a long comment is a unit of its own)
+                n = measure(text[b.start : b.end])
+                if b.kind == "heading" or n <= size:
+                    lead = b.start if lead is None else lead
+                    atoms.append(Atom(b.start, b.end, n, True))
+                    continue
             self.atoms_of(b, atoms, lead)
             lead = None
         atoms = fill_gaps(text, atoms, lo, hi, size, measure, line_starts=self.doc.line_starts)
