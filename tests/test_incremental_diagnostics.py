@@ -462,3 +462,32 @@ def test_cached_bracket_spans_equal_the_blocks_own(kind, pattern):
                 for o in range(b.start, b.end, 7):
                     inside = [s for s in spans if s.start < o < s.end]
                     assert ctx.innermost_span(b, o) == (inside[-1] if inside else None), (path, o)
+
+
+def test_published_json_under_a_cap_equals_the_converters():
+    """With ``maxDiagnostics`` the server makes JSON templates only for the
+    diagnostics a publication holds; whatever is published, capped or not,
+    after edits too, is what pygls' converter writes."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    store = store_for({"chunker": "fixed", "size": 32, "overlap": 6})
+    store.build_diagnostics = lambda result, encoding: diagnostics.build(result, encoding, published=7)
+    try:
+        store.open(URI, text, 1, "markdown")
+        for version in (1, 2, 3):
+            if version > 1:
+                doc = store.get(URI).doc
+                at = len(doc.text) * version // 5
+                store.change(URI, version, [change(doc, at, at, "ab")])
+            compute(store, URI)
+            built = store.results[URI].diagnostics
+            assert len(built) > 7
+            assert sum(t is not None for t in built.templates.values()) >= 6
+            for limit in (7, 0, 3):
+                params = types.PublishDiagnosticsParams(
+                    uri=URI, diagnostics=list(diagnostics.cap(built, limit)), version=version)
+                got = json.loads(diagnostics.params_json(params, built))
+                assert got == json.loads(json.dumps(WIRE.unstructure(params)))
+                assert len(got["diagnostics"]) == (limit or len(built))
+    finally:
+        store.shutdown()

@@ -412,14 +412,16 @@ def params_json(params: types.PublishDiagnosticsParams, built: Any) -> str | Non
     return head.replace('"diagnostics": []', '"diagnostics": [' + items + "]", 1)
 
 
-def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnostic]:
+def build(result: "Result", encoding: str, limit: int = 0, *,
+          published: int = 0) -> list[types.Diagnostic]:
     """The diagnostics of a result (runs in the worker thread), at most
     ``limit`` of them (0: no cap; see :func:`cap`), as a :class:`Built`.
 
     An issue of an edited document that is equal to one of the previous
     version's and lies on the lines before the edit has the same positions:
     its diagnostic is that version's, with this version's number in its data
-    (see :func:`_previous`), and so is its JSON template."""
+    (see :func:`_previous`), and so is its JSON template. Templates are made
+    for the diagnostics a publication capped at ``published`` holds (0: all)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -451,7 +453,7 @@ def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnos
     capped = cap(out, limit)
     index = {id(d): k for k, d in enumerate(out)}
     if _wire_fields_known():  # templates of the published diagnostics only
-        for d in capped:
+        for d in cap(capped, published):
             k = index.get(id(d))
             if k is not None and templates[k] is None:
                 templates[k] = _template(d)

@@ -160,13 +160,17 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
-        self.store.build_diagnostics = diagnostics.build
+        self.store.build_diagnostics = self.build_diagnostics
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
         #: config file uri -> the diagnostics published on it
         self.config_diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.shutdown_requested = False
+
+    def build_diagnostics(self, result: Result, encoding: str) -> list[types.Diagnostic]:
+        """A result's diagnostics, the JSON of those a publication holds made too."""
+        return diagnostics.build(result, encoding, published=self.store.editor.max_diagnostics()[0])
 
     # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
