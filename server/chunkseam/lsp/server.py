@@ -95,7 +95,7 @@ class ChunkseamProtocol(LanguageServerProtocol):
         except BrokenPipeError:
             logger.exception("chunkseam: sending %s failed (broken pipe)", method)
             raise
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - reported to the client, as pygls does
             logger.exception("chunkseam: sending %s failed", method)
             self._server._report_server_error(error, JsonRpcInternalError)
 
