@@ -629,7 +629,78 @@ def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
             warning=True))
         settings = replace(settings, chunker_options={
             k: v for k, v in options.items() if k not in ("separators", "is_separator_regex")})
+    if _from_file(source, overrides_source) and settings.chunker_options:
+        settings, dropped = _untrusted_chunker_options(settings, source)
+        errors.extend(dropped)
+    source = sources.get("allow-network")
+    if settings.allow_network and _from_file(source, overrides_source):
+        errors.append(ConfigError(
+            source, "allow-network", True, "a trusted workspace",
+            message="allow-network = true was not used because the workspace is not trusted: "
+                    "its config file cannot make chunkseam download tokenizers (set it in the "
+                    "editor's settings instead)", warning=True))
+        settings = replace(settings, allow_network=False)
+        sources["allow-network"] = "default"
+    source = sources.get("encoding")
+    if settings.encoding.startswith("hf:") and _from_file(source, overrides_source):
+        from .tokens_hf import is_model_id
+
+        if is_model_id(settings.encoding[3:]):  # only from the local Hugging Face cache
+            settings = replace(settings, hf_model_only=True)
+        else:
+            errors.append(ConfigError(
+                source, "encoding", settings.encoding, "a trusted workspace",
+                message=f"encoding = {_toml_repr(settings.encoding)} was not used because the "
+                        "workspace is not trusted: a tokenizer file of the repository's choosing "
+                        "is not read (a model id from the local Hugging Face cache is, e.g. "
+                        '"hf:BAAI/bge-small-en-v1.5"; or set it in the editor\'s settings)',
+                warning=True))
+            settings = replace(settings, encoding=Settings().encoding)
+            sources["encoding"] = "default"
     return settings, errors
+
+
+def _chunkers_in_use(settings: Settings) -> list[str]:
+    """The chunkers a document may be given under ``settings``: the ``chunker``,
+    else every route's (the user's, the built-in ones and the per-kind defaults)."""
+    if settings.chunker:
+        return [settings.chunker]
+    from .settings import DEFAULT_ROUTES
+
+    return list(dict.fromkeys([*settings.chunkers.values(), *DEFAULT_ROUTES.values(),
+                               "markdown", "code", "sentence"]))
+
+
+def _untrusted_chunker_options(settings: Settings, source: str | None) -> tuple[Settings, list[ConfigError]]:
+    """Drop the ``chunker-options`` an untrusted workspace's config file may not
+    set for the chunkers in use (each chunker says which, and why: a regular
+    expression a library runs with Python's ``re``, a splitter that imports
+    another library or loads a model), with one warning per chunker."""
+    from . import chunkers
+
+    options = dict(settings.chunker_options)
+    errors: list[ConfigError] = []
+    for name in _chunkers_in_use(settings):
+        try:
+            chunker = chunkers.get(name)
+        except KeyError:
+            continue
+        check = getattr(chunker, "untrusted_options", None)
+        refused = check(options) if callable(check) else {}
+        if not refused:
+            continue
+        shown = ", ".join(f"{kebab(k)} = {_toml_repr(options[k])}" for k in refused)
+        reasons = "; ".join(dict.fromkeys(refused.values()))
+        errors.append(ConfigError(
+            source, "chunker-options." + kebab(next(iter(refused))), {k: options[k] for k in refused},
+            "a trusted workspace",
+            message=f"chunker-options {shown} {'was' if len(refused) == 1 else 'were'} not used "
+                    f"for the {name} chunker because the "
+                    f"workspace is not trusted: {reasons} (set {'it' if len(refused) == 1 else 'them'} in "
+                    "the editor's settings, or trust the workspace)", warning=True))
+        for k in refused:
+            options.pop(k, None)
+    return replace(settings, chunker_options=options), errors
 
 
 def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[ConfigError]:

@@ -18,6 +18,12 @@ at headings without size or overlap; its node offsets are correct and are
 used after verification (the text LlamaIndex embeds is
 ``"header_path: …\\n\\n" + text``: chunkseam shows the source span).
 
+``secondary_chunking_regex`` (SentenceSplitter) is a regular expression
+LlamaIndex runs with Python's ``re``: it is taken from a config file only in a
+trusted workspace, and it is first run over the document by the ``regex``
+engine under the analysis' time budget (a backtracking pattern ends with the
+budget's message, not a hung worker).
+
 Refused: ``tokenizer``, ``id_func``, ``chunking_tokenizer_fn``,
 ``callback_manager`` (code), ``CodeSplitter`` (its grammars are downloaded at
 run time) and the semantic / LLM node parsers (models, network).
@@ -29,7 +35,7 @@ from typing import Any
 
 from ..tokens import Sizer
 from . import register
-from .adapter import Adapter, Piece
+from .adapter import Adapter, Piece, probe_regex
 
 _CODE = "code, not a value: chunkseam passes its own tokenizer and never runs configured code"
 _MODEL = "it needs an embedding model or an LLM (network), which chunkseam does not run"
@@ -53,6 +59,8 @@ class LlamaIndexAdapter(Adapter):
     reserved = {"chunk_size": "use the size setting", "chunk_overlap": "use the overlap setting"}
     forbidden = {"tokenizer": _CODE, "id_func": _CODE, "chunking_tokenizer_fn": _CODE,
                  "callback_manager": _CODE}
+    untrusted = {"secondary_chunking_regex": "LlamaIndex runs it as a regular expression with "
+                                             "Python's re, which cannot be interrupted"}
 
     def accepted(self, cls: Any) -> set[str]:
         fields = getattr(cls, "model_fields", None)
@@ -83,6 +91,10 @@ class LlamaIndexAdapter(Adapter):
 
             nodes = built.get_nodes_from_documents([LlamaDocument(text=text)])
             return [Piece(n.text, n.start_char_idx, n.end_char_idx) for n in nodes]
+        pattern = getattr(built, "secondary_chunking_regex", None)
+        field = getattr(type(built), "model_fields", {}).get("secondary_chunking_regex")
+        if pattern is not None and (field is None or pattern != field.default):
+            probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
         return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
 
     def _effective(self, built: Any) -> int:

@@ -1,0 +1,254 @@
+"""Chunker and tokenizer settings from a repository's own config file cannot make
+chunkseam import or run code, read special files, download or run a regular
+expression of the repository's choosing unless the workspace is trusted: the
+``hf:`` tokenizer, ``allow-network``, LlamaIndex's ``secondary_chunking_regex``,
+LangChain's ``separator`` and its model-loading splitters. Trusted settings
+(the command line, the editor's own settings) are bounded by the time budget.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from pytest_lsp import LanguageClient
+
+from chunkseam import budget, tokens_hf
+from chunkseam.analysis import analyze, sizer_for
+from chunkseam.budget import BudgetExceeded
+from chunkseam.config import resolve
+from chunkseam.document import Document
+from chunkseam.settings import Settings
+from chunkseam.tokens import TokenizerUnavailable
+from lsp_support import CONFIG, TIMEOUT, as_dict, initialize, open_doc, request, shutdown, wait_published
+
+#: Python's re backtracks on this for hours; the regex engine gives up at the budget
+SLOW_TEXT = "a" * 40_000 + "b\n"
+LLAMA_REGEX = """chunker = "llamaindex"
+unit = "chars"
+size = 50
+[chunker-options]
+secondary-chunking-regex = "(a+)+$"
+"""
+LANGCHAIN_SEPARATOR = """chunker = "langchain"
+unit = "chars"
+size = 50
+[chunker-options]
+splitter = "CharacterTextSplitter"
+separator = "(a+)+$"
+is-separator-regex = true
+"""
+LANGCHAIN_NLTK = """chunker = "langchain"
+unit = "chars"
+size = 200
+[chunker-options]
+splitter = "NLTKTextSplitter"
+language = "../../../../tmp/elsewhere"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_hf_caches():
+    tokens_hf.clear_caches()
+    yield
+    tokens_hf.clear_caches()
+
+
+def repo(base: Path, name: str, config: str) -> Path:
+    root = base / name
+    (root / ".git").mkdir(parents=True)
+    (root / "chunkseam.toml").write_text(config, encoding="utf-8")
+    return root
+
+
+def untrusted(root: Path):
+    return resolve(str(root / "a.md"), {}, strict=False, trusted=False, overrides_source="editor")
+
+
+def warnings_of(resolved) -> list[str]:
+    return [str(e) for e in resolved.errors if e.warning]
+
+
+def tokenizer_json(path: Path) -> Path:
+    """A small real tokenizer.json, trained offline."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(["a small text to train on, twice over"] * 3,
+                            trainer=trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tok.save(str(path))
+    return path
+
+
+# -- resolution: what an untrusted workspace file may not set --------------------------------------
+
+
+def test_regex_options_and_model_loading_splitters_are_dropped_with_a_warning(tmp_path):
+    llama = untrusted(repo(tmp_path, "llama", LLAMA_REGEX))
+    assert "secondary_chunking_regex" not in llama.settings.chunker_options
+    assert any("secondary-chunking-regex" in w and "not trusted" in w and "chunkseam.toml" in w
+               for w in warnings_of(llama)), llama.errors
+    char = untrusted(repo(tmp_path, "char", LANGCHAIN_SEPARATOR))
+    assert char.settings.chunker_options == {"splitter": "CharacterTextSplitter"}
+    assert any("separator" in w and "not trusted" in w for w in warnings_of(char))
+    nltk = untrusted(repo(tmp_path, "nltk", LANGCHAIN_NLTK))
+    assert nltk.settings.chunker_options == {}
+    assert any("NLTKTextSplitter" in w and "not trusted" in w for w in warnings_of(nltk))
+    # trusted, and the editor's own settings in an untrusted workspace: kept
+    trusted = resolve(str(tmp_path / "llama" / "a.md"), {}, strict=False, trusted=True)
+    assert trusted.settings.chunker_options == {"secondary_chunking_regex": "(a+)+$"}
+    editor = resolve(str(tmp_path / "nltk" / "a.md"),
+                     {"chunkerOptions": {"splitter": "NLTKTextSplitter"}},
+                     strict=False, trusted=False, overrides_source="editor")
+    assert editor.settings.chunker_options == {"splitter": "NLTKTextSplitter"}
+    # safe options stay: literal separators, a splitter that only splits text
+    safe = untrusted(repo(tmp_path, "safe", 'chunker = "langchain"\n[chunker-options]\n'
+                          'splitter = "CharacterTextSplitter"\nseparator = "(a+)+$"\n'))
+    assert safe.settings.chunker_options == {"splitter": "CharacterTextSplitter", "separator": "(a+)+$"}
+    assert not safe.errors
+
+
+def test_hf_paths_and_allow_network_from_an_untrusted_file(tmp_path):
+    root = repo(tmp_path, "hf", 'encoding = "hf:tok/tokenizer.json"\nallow-network = true\n')
+    tokenizer_json(root / "tok" / "tokenizer.json")
+    r = untrusted(root)
+    assert r.settings.encoding == "cl100k_base" and r.settings.allow_network is False
+    shown = warnings_of(r)
+    assert any("encoding" in w and "tokenizer.json" in w and "not trusted" in w for w in shown), shown
+    assert any("allow-network" in w and "not trusted" in w for w in shown), shown
+    # trusted: the repository's tokenizer is used
+    t = resolve(str(root / "a.md"), {}, strict=False, trusted=True)
+    assert t.settings.encoding == "hf:" + str(root / "tok" / "tokenizer.json")
+    assert sizer_for(t.settings).name == t.settings.encoding
+
+
+def test_an_untrusted_hf_model_id_resolves_from_the_local_cache_only(tmp_path, monkeypatch):
+    cache = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    root = repo(tmp_path, "model", 'encoding = "hf:acme/mini"\n')
+    # a directory of the same name in the workspace (the server's working
+    # directory may be the workspace) is not the model
+    tokenizer_json(root / "acme" / "mini" / "tokenizer.json")
+    monkeypatch.chdir(root)
+    r = untrusted(root)
+    assert r.settings.encoding == "hf:acme/mini" and r.settings.hf_model_only
+    assert resolve(str(root / "a.md"), {}, strict=False, trusted=True).settings.hf_model_only is False
+    with pytest.raises(TokenizerUnavailable, match="not in the local Hugging Face cache"):
+        sizer_for(r.settings)
+    tokenizer_json(cache / "models--acme--mini" / "snapshots" / "abc" / "tokenizer.json")
+    sizer = sizer_for(r.settings)
+    assert sizer.count("a small text") > 0
+    assert str(cache) in sizer.source
+
+
+def test_a_cache_ref_cannot_lead_out_of_the_snapshots(tmp_path, monkeypatch):
+    cache = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    tokenizer_json(tmp_path / "elsewhere" / "tokenizer.json")
+    refs = cache / "models--acme--mini" / "refs"
+    refs.mkdir(parents=True)
+    (cache / "models--acme--mini" / "snapshots").mkdir()  # empty: no snapshot of its own
+    (refs / "main").write_text("../../../elsewhere")
+    with pytest.raises(TokenizerUnavailable, match="not in the local Hugging Face cache"):
+        tokens_hf.get_hf_sizer("hf:acme/mini")
+
+
+def test_special_and_failed_tokenizer_files_are_read_once_without_blocking(tmp_path, monkeypatch):
+    fifo = tmp_path / "tokenizer.json"
+    os.mkfifo(fifo)
+    with pytest.raises(TokenizerUnavailable, match="not a regular file"):
+        tokens_hf.get_hf_sizer(f"hf:{fifo}")
+    bad = tmp_path / "bad" / "tokenizer.json"
+    bad.parent.mkdir()
+    bad.write_text('{"not": "a tokenizer"}')
+    reads = []
+    real = tokens_hf._read_regular
+    monkeypatch.setattr(tokens_hf, "_read_regular", lambda p, n: reads.append(p) or real(p, n))
+    for _ in range(3):
+        with pytest.raises(TokenizerUnavailable, match="is not a tokenizer.json"):
+            tokens_hf.get_hf_sizer(f"hf:{bad}")
+    assert len(reads) == 1
+    tokenizer_json(bad)  # fixed: read again, and used
+    assert tokens_hf.get_hf_sizer(f"hf:{bad}").count("a small text") > 0
+    assert len(reads) == 2
+
+
+# -- trusted settings are bounded by the time budget ----------------------------------------------
+
+
+@pytest.mark.parametrize("chunker, options", [
+    ("llamaindex", {"secondary_chunking_regex": "(a+)+$"}),
+    ("langchain", {"splitter": "CharacterTextSplitter", "separator": "(a+)+$",
+                   "is_separator_regex": True}),
+])
+def test_a_trusted_backtracking_library_regex_ends_at_the_budget(chunker, options):
+    settings = Settings(chunker=chunker, unit="chars", size=50, chunker_options=options)
+    with pytest.raises(BudgetExceeded) as info:
+        analyze(Document(SLOW_TEXT, path="x.md"), settings, seconds=1.0)
+    assert "(a+)+$" in str(info.value) and "too slow" in str(info.value)
+
+
+def test_the_cli_reports_a_backtracking_library_regex_and_goes_on(tmp_path):
+    root = repo(tmp_path, "cli", LLAMA_REGEX)
+    (root / "slow.md").write_text(SLOW_TEXT, encoding="utf-8")
+    (root / "fine.md").write_text("# Fine\n\nA short paragraph.\n", encoding="utf-8")
+    env = dict(os.environ, **{budget.ENV_SECONDS: "2"})
+    # the timeout only guards against a hang (the old behaviour): far above the budget
+    proc = subprocess.run([sys.executable, "-m", "chunkseam", "lint", "--no-cache", "slow.md", "fine.md"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert "slow.md: error: too large or too slow to analyse with these settings" in proc.stderr
+    assert "secondary_chunking_regex" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "1 file could not be checked" in proc.stdout
+
+
+# -- the language server: an untrusted workspace with hostile config files -------------------------
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+async def test_untrusted_server_drops_hostile_chunker_and_tokenizer_settings(client: LanguageClient,
+                                                                             tmp_path: Path):
+    import asyncio
+
+    fifo_repo = repo(tmp_path, "fifo", 'encoding = "hf:tokenizer.json"\nallow-network = true\n')
+    os.mkfifo(fifo_repo / "tokenizer.json")
+    cases = {  # repository -> what the warning names
+        repo(tmp_path, "llama", LLAMA_REGEX): "secondary-chunking-regex",
+        repo(tmp_path, "char", LANGCHAIN_SEPARATOR): "separator",
+        repo(tmp_path, "nltk", LANGCHAIN_NLTK): "NLTKTextSplitter",
+        fifo_repo: "tokenizer.json",
+    }
+    await initialize(client, init_options={"trusted": False, "settings": {"debounceMs": 0}},
+                     root=tmp_path)
+    uris = {}
+    for root in cases:
+        uri = (root / "slow.md").as_uri()
+        (root / "slow.md").write_text(SLOW_TEXT, encoding="utf-8")
+        open_doc(client, uri, SLOW_TEXT)
+        uris[root] = uri
+    for root, named in cases.items():
+        diags = (await wait_published(client, uris[root], version=1)).diagnostics
+        # the hostile setting was not used: the document was analysed normally
+        assert all(d.code != "internal-error" and "too slow" not in d.message
+                   and "not a regular file" not in d.message for d in diags), (root.name, diags)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while not any(named in m.message and "not trusted" in m.message and root.name in m.message
+                      for m in client.messages):
+            assert loop.time() < deadline, (root.name, [m.message for m in client.messages])
+            await asyncio.sleep(0.02)
+        stats = as_dict(await request(client, "chunkseam/stats", uris[root]))
+        assert stats["chunks"] > 0 and not stats.get("error"), stats
+    assert any("allow-network" in m.message and "not trusted" in m.message for m in client.messages)
