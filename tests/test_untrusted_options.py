@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from pytest_lsp import LanguageClient
-
 from chunkseam import budget, tokens_hf
 from chunkseam.analysis import analyze, sizer_for
 from chunkseam.budget import BudgetExceeded
@@ -24,7 +22,17 @@ from chunkseam.config import resolve
 from chunkseam.document import Document
 from chunkseam.settings import Settings
 from chunkseam.tokens import TokenizerUnavailable
-from lsp_support import CONFIG, TIMEOUT, as_dict, initialize, open_doc, request, shutdown, wait_published
+from lsp_support import (
+    CONFIG,
+    TIMEOUT,
+    as_dict,
+    initialize,
+    open_doc,
+    request,
+    shutdown,
+    wait_published,
+)
+from pytest_lsp import LanguageClient
 
 #: Python's re backtracks on this for hours; the regex engine gives up at the budget
 SLOW_TEXT = "a" * 40_000 + "b\n"
@@ -201,7 +209,8 @@ def test_the_cli_reports_a_backtracking_library_regex_and_goes_on(tmp_path):
     env = dict(os.environ, **{budget.ENV_SECONDS: "2"})
     # the timeout only guards against a hang (the old behaviour): far above the budget
     proc = subprocess.run([sys.executable, "-m", "chunkseam", "lint", "--no-cache", "slow.md", "fine.md"],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
     assert proc.returncode == 2, proc.stderr
     assert "slow.md: error: too large or too slow to analyse with these settings" in proc.stderr
     assert "secondary_chunking_regex" in proc.stderr
