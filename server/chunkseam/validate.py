@@ -115,6 +115,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import budget
 from .cache import ByteLRU
 from .checks import registry
 from .checks.base import ChunkView, Context
@@ -163,7 +164,9 @@ def _fill_tokens(views: list[ChunkView], text: str, settings: Settings, sizer: A
     sizer = _sizer(settings, sizer)
     if sizer is None:
         return
-    for v in missing:
+    for k, v in enumerate(missing):
+        if not k % budget.STRIDE:
+            budget.check("counting the chunks")
         try:
             v.tokens = int(sizer.count(text[v.start : v.end]))
         except Exception:
@@ -204,7 +207,9 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     if order:
         blocks = doc.kind in ("markdown", "text")
         cached = _CutJudge(ctx, order) if doc.kind == "markdown" else None
-        for cut in make_cuts(text, views):
+        for k, cut in enumerate(make_cuts(text, views)):
+            if not k % budget.STRIDE:
+                budget.check("checking the cuts")
             found = cached.judge(cut) if cached is not None else _judge(ctx, order, cut, blocks)
             if found is not None:
                 issues.append(found)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .. import budget
 from ..issue import Issue
 from .base import ChunkView, Context, snippet_after
 
@@ -268,7 +269,9 @@ def _cut_at(sizer, text: str, budget: int) -> int:
 def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
     out: list[Issue] = []
     on = ctx.enabled
-    for view in ctx.chunks:
+    for k, view in enumerate(ctx.chunks):
+        if not k % budget.STRIDE:
+            budget.check("checking the chunks")
         if "CS101" in on and (i := oversize(ctx, view)):
             out.append(i)
         if "CS102" in on and (i := fragment(ctx, view)):
