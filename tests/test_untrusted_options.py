@@ -261,3 +261,18 @@ async def test_untrusted_server_drops_hostile_chunker_and_tokenizer_settings(cli
         stats = as_dict(await request(client, "chunkseam/stats", uris[root]))
         assert stats["chunks"] > 0 and not stats.get("error"), stats
     assert any("allow-network" in m.message and "not trusted" in m.message for m in client.messages)
+
+
+def test_dangling_words_are_bounded(tmp_path):
+    """Every chunk start is matched against all of them: a config file cannot make
+    that list (and each match) as long as its 4 MB allow."""
+    from chunkseam.config import ConfigError
+
+    root = repo(tmp_path, "words", "dangling-words = [" + ", ".join(['"w"'] * 1001) + "]\n")
+    with pytest.raises(ConfigError, match="dangling-words.*at most 1,000 words or phrases"):
+        resolve(str(root / "a.md"))
+    (root / "chunkseam.toml").write_text(f'dangling-words = ["{"x" * 101}"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="at most 100 characters"):
+        resolve(str(root / "a.md"))
+    (root / "chunkseam.toml").write_text('dangling-words = ["this", "as noted above"]\n', encoding="utf-8")
+    assert resolve(str(root / "a.md")).settings.dangling_words == ("this", "as noted above")

@@ -273,6 +273,20 @@ def _check_glob(pattern: str) -> None:
         raise _Bad(problem)
 
 
+#: bounds of ``dangling-words``: every chunk start is matched against all of them
+MAX_DANGLING_WORDS = 1_000
+MAX_DANGLING_CHARS = 100
+
+
+def _dangling_words(v: Any) -> tuple[str, ...]:
+    what = (f"a list of at most {MAX_DANGLING_WORDS:,} words or phrases of at most "
+            f"{MAX_DANGLING_CHARS} characters")
+    items = _str_list(what)(v)
+    if len(items) > MAX_DANGLING_WORDS or any(len(w) > MAX_DANGLING_CHARS for w in items):
+        raise _Bad(what)
+    return items
+
+
 def _embedding_model(v: Any) -> str | None:
     if v is None or v == "":
         return None
@@ -361,7 +375,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "exclude": _glob_list,
     "language": _language,
     "min_tokens": _int(0, "a non-negative integer"),
-    "dangling_words": _str_list("a list of words or phrases"),
+    "dangling_words": _dangling_words,
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
