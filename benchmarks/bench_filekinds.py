@@ -7,7 +7,8 @@ of this single-threaded process). In the same run, the floor: the kind's
 parser alone plus tiktoken encode of the same text — markdown-it-py
 (commonmark + table + front matter) for Markdown, the same with the MDX rules
 of ``chunkseam.mdx`` for MDX, docutils' reStructuredText parser (with the
-safe settings of ``chunkseam.rst``) for reStructuredText, the tree-sitter parse of
+safe settings of ``chunkseam.rst``) for reStructuredText, ``json.loads`` of the
+file and markdown-it on its view for Jupyter notebooks, the tree-sitter parse of
 the language for code — and the ratio strategy / floor (target >= 0.5x).
 
 Every pass starts cold (segment-parse, section and sentence caches cleared,
@@ -111,8 +112,43 @@ def main(argv: list[str] | None = None) -> int:
         f = best(floor, args.repeat)
         c = best(chunk, args.repeat)
         print(f"{kind:10} {len(files):6} {mb:7.2f} {mb / f:11.2f} {mb / c:14.2f} {f / c:5.2f}x")
+    notebook_row(args.repeat, encoding, parsers["markdown"], strategy)
     code_rows(args.repeat, encoding)
     return 0
+
+
+def notebook_row(repeat: int, encoding, md, strategy) -> None:
+    """Jupyter notebooks (notebooks/**/*.ipynb): the view of :mod:`chunkseam.notebook`
+    read from the file's JSON and chunked by the ``markdown`` strategy, beside the
+    floor of ``json.loads`` of the file plus markdown-it and tiktoken on the view
+    (the view itself built before the floor is timed). MB are the .ipynb files' bytes."""
+    import json
+
+    from chunkseam import tokens
+    from chunkseam.notebook import read_document
+
+    files = sorted(CORPUS.glob("notebooks/**/*.ipynb"))
+    if not files:
+        print(f"{'notebook':10} no files at {CORPUS / 'notebooks'}")
+        return
+    raws = [f.read_text(encoding="utf-8") for f in files]
+    views = [read_document(r, "nb.ipynb").text for r in raws]
+    mb = sum(len(r.encode("utf-8")) for r in raws) / 1e6
+
+    def floor() -> None:
+        for raw, view in zip(raws, views):
+            json.loads(raw)
+            md.parse(view)
+            encoding.encode_ordinary(view)
+
+    def chunk() -> None:
+        sizer = tokens.get_sizer("tokens", "cl100k_base")
+        for raw in raws:
+            strategy.chunk(read_document(raw, "nb.ipynb"), sizer, size=SIZE, overlap=0)
+
+    f = best(floor, repeat)
+    c = best(chunk, repeat)
+    print(f"{'notebook':10} {len(files):6} {mb:7.2f} {mb / f:11.2f} {mb / c:14.2f} {f / c:5.2f}x")
 
 
 #: code kinds (``code`` strategy, tree-sitter): kind -> (glob, tree-sitter language)

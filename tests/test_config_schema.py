@@ -50,6 +50,7 @@ VALID = {
     "embedding-model": "text-embedding-3-small",
     "chunk-symbols": True,
     "chunk-folding": False,
+    "notebook-outputs": True,
     "extend": "../chunkseam.toml",
 }
 
@@ -74,6 +75,7 @@ INVALID = {
     "model-max-tokens": [-1],
     "embedding-model": ["has space"],
     "chunk-symbols": ["yes"],
+    "notebook-outputs": ["true", 1],
     "chunker": ["has space", 3],
 }
 

@@ -41,6 +41,7 @@ def cut_codes(marked_text: str, settings: Settings = S, **kw) -> list[str]:
     "Para.\n\n✂| a | b |\n|---|---|\n| 1 | 2 |\n",
     "| a | b |\n|---|---|\n| 1 | 2 |\n✂\nAfter the table.",
     "---\ntitle: x\n---\n✂\n# T\n\nBody.",
+    "- one\n- a hard break after the last item.✂  \n\nAfter the list.",
 ])
 def test_clean_cuts_report_nothing(text):
     assert cut_codes(text) == []

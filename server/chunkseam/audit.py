@@ -437,6 +437,16 @@ def _audit_group(job: AuditJob) -> FileResult:
                 text = read_source(src_path)
             except SourceError as exc:
                 reason = f"source {src_path} not readable: {exc}"
+    nb_doc = None
+    if text is not None and src_path is not None and src_path.suffix.lower() == ".ipynb":
+        # a notebook's chunks come from the text of its cells (the view), not its JSON
+        from .notebook import NotebookError, open_document
+
+        try:
+            nb_doc = open_document(text, str(src_path), settings)
+            nb_raw, text = text, nb_doc.text
+        except NotebookError as exc:
+            text, reason = None, f"source {src_path}: {exc}"
     if text is not None:
         misplaced: list[tuple[int, int, int]] = []
         spans, reason = locate(text, g.chunks, misplaced)
@@ -444,7 +454,7 @@ def _audit_group(job: AuditJob) -> FileResult:
             from .analysis import sizer_for
 
             sizer = sizer_for(settings)
-            doc = Document(text, path=str(src_path))
+            doc = nb_doc if nb_doc is not None else Document(text, path=str(src_path))
             # chunks are numbered in dump order (chunk N = the document's N-th line in the dump);
             # the validator takes them unsorted and numbers them by position
             chunks = [Chunk(s, e, i, text, sizer.count(text[s:e]), "audit") for i, (s, e) in enumerate(spans)]
@@ -464,6 +474,13 @@ def _audit_group(job: AuditJob) -> FileResult:
                         extra["dump_item"] = dc.item
                 fp = fingerprint(text, i.code, i.start, i.end, i.cut) if job.fingerprints else ""
                 records.append(record_from_issue(doc, i, str(src_path), fingerprint=fp, **extra))
+            if nb_doc is not None and records:
+                from .notebook import file_line, source_lines
+
+                lines = source_lines(nb_raw)  # the .ipynb's own lines, for SARIF and GitHub annotations
+                for rec in records:
+                    rec.extra["file_line"] = file_line(lines, rec.extra["cell"], rec.line)
+                    rec.extra["end_file_line"] = file_line(lines, rec.extra["end_cell"], rec.end_line)
             stats = statistics(chunks, issues)
             return FileResult(path=str(src_path), chunker="audit", chunks=len(chunks),
                               chunks_with_issues=stats.chunks_with_issues, per_rule=dict(stats.per_rule),

@@ -510,7 +510,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     from .analysis import analyze
     from .audit import SourceError, read_source
     from .baseline import fingerprint
-    from .document import Document
+    from .notebook import NotebookError, open_document
     from .report import record_from_issue
 
     path, settings, *given = item
@@ -518,7 +518,10 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
         text = given[0] if given else read_source(path)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
-    doc = Document(text, path=path)
+    try:
+        doc = open_document(text, path, settings)
+    except NotebookError as exc:
+        return FileResult(path=path, error=str(exc))
     try:
         analysis = analyze(doc, settings)
     except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
@@ -526,8 +529,15 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
     stats = analysis.stats
-    records = [record_from_issue(doc, i, path, fingerprint=fingerprint(text, i.code, i.start, i.end, i.cut))
+    records = [record_from_issue(doc, i, path, fingerprint=fingerprint(doc.text, i.code, i.start, i.end, i.cut))
                for i in sorted(analysis.issues, key=lambda i: (i.start, i.end, i.code))]
+    if doc.notebook is not None and records:
+        from .notebook import file_line, source_lines
+
+        lines = source_lines(text)  # the .ipynb's own lines, for SARIF and GitHub annotations
+        for rec in records:
+            rec.extra["file_line"] = file_line(lines, rec.extra["cell"], rec.line)
+            rec.extra["end_file_line"] = file_line(lines, rec.extra["end_cell"], rec.end_line)
     sizer_approx = bool(getattr(settings, "approximate_tokens", False))
     return FileResult(path=path, chunker=analysis.chunker, chunks=stats.chunks,
                       chunks_with_issues=stats.chunks_with_issues, per_rule=dict(stats.per_rule),
@@ -835,6 +845,10 @@ def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, li
         text = read_source(path)
     except SourceError as exc:
         return path, None, None, [], str(exc)
+    from .notebook import is_notebook
+
+    if is_notebook(path):  # the fixes edit the view; never rewrite a notebook's JSON from it
+        return path, text, None, [], None
     try:
         done = fix_all(Document(text, path=path), settings)
     except ChunkerOptionError as exc:
@@ -877,6 +891,11 @@ def _fix_files(args: argparse.Namespace, items: list[tuple[str, Settings]],
     import difflib
 
     fixed_files = fixes_total = 0
+    from .notebook import NOTEBOOK_FIX_REFUSED, is_notebook
+
+    for path, _settings in items:
+        if is_notebook(path):
+            eprint(f"{path}: {NOTEBOOK_FIX_REFUSED}")
     for path, old, new, applied, error in _map(fix_one, items, args.jobs):
         if error is not None:
             eprint(error_line(path, error))
@@ -973,16 +992,19 @@ def _progress(iterable, total: int | None, args: argparse.Namespace, label: str,
 # --- chunks -----------------------------------------------------------------------------------------
 
 
-def _load_doc(path: str, args: argparse.Namespace | None = None):
+def _load_doc(path: str, args: argparse.Namespace | None = None, settings: Settings | None = None):
     from .audit import SourceError, read_source
-    from .document import Document
+    from .notebook import NotebookError, open_document
 
     if args is not None and _reads_stdin(args, [path] if path else []):
         name, text = read_stdin(args)
-        return Document(text, path=None if name == "-" else name)
+        try:
+            return open_document(text, None if name == "-" else name, settings)
+        except NotebookError as exc:
+            raise UsageError(error_line(name, str(exc))) from None
     try:
-        return Document(read_source(path), path=path)
-    except SourceError as exc:
+        return open_document(read_source(path), path, settings)
+    except (SourceError, NotebookError) as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
 
@@ -996,8 +1018,8 @@ def _settings_path(args: argparse.Namespace, path: str) -> str | None:
 def cmd_chunks(args: argparse.Namespace) -> int:
     from .analysis import make_chunks, sizer_for
 
-    doc = _load_doc(args.file, args)
     settings = SettingsCache(args).settings(_settings_path(args, args.file))
+    doc = _load_doc(args.file, args, settings)
     _check_tokenizer(settings)
     sizer = sizer_for(settings)
     name, chunks = make_chunks(doc, settings, sizer)
@@ -1006,8 +1028,10 @@ def cmd_chunks(args: argparse.Namespace) -> int:
         rows = []
         for c in chunks:
             d = c.to_dict()
-            d["start_line"], d["start_column"] = doc.line_col(c.start)
-            d["end_line"], d["end_column"] = doc.line_col(c.end)
+            start_cell, d["start_line"], d["start_column"] = doc.location(c.start)
+            end_cell, d["end_line"], d["end_column"] = doc.location(c.end)
+            if start_cell is not None:  # a notebook: lines and columns in the cells' sources
+                d["start_cell"], d["end_cell"] = start_cell, end_cell
             d["unit"] = settings.unit
             rows.append(d)
         json.dump(rows, out, indent=2, ensure_ascii=False)
@@ -1018,10 +1042,17 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     unit = "tok" if settings.unit == "tokens" else "ch"
     width = len(str(len(chunks)))  # chunks are numbered from 1 here (JSON: 0-based "index")
     for c in chunks:
-        first, last = line_range(doc, c)
+        if doc.notebook is not None:
+            first_cell, first, _ = doc.location(c.start)
+            last_cell, last, _ = doc.location(max(c.start, c.end - 1))
+            where = (f"cell {first_cell}:{first}-{last}" if first_cell == last_cell
+                     else f"cell {first_cell}:{first}-cell {last_cell}:{last}")
+        else:
+            first, last = line_range(doc, c)
+            where = f"L{first}-{last}"
         path = " › ".join(c.heading_path)
         flag = (" OVERSIZE" if c.oversize else "") + (" APPROXIMATE" if c.approximate else "")
-        out.write(f"#{c.index + 1:<{width}}  L{first}-{last}  {c.tokens} {unit}{flag}"
+        out.write(f"#{c.index + 1:<{width}}  {where}  {c.tokens} {unit}{flag}"
                   f"{'  ' + path if path else ''}  \"{_first_words(c.text, 50)}\"\n")
     out.write(f"{doc.path or '-'}: {plural(len(chunks), 'chunk')} ({name}, size {settings.size} {settings.unit}, "
               f"overlap {settings.overlap})"
@@ -1038,9 +1069,9 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .preview import html_page, print_terminal
 
-    doc = _load_doc(args.file, args)
     resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
     settings = resolved.settings
+    doc = _load_doc(args.file, args, settings)
     _check_tokenizer(settings)
     a = analyze(doc, settings)
     from .analysis import describe_chunker
@@ -1098,12 +1129,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     per_file: list[dict[str, Any]] = []
     html_files = []
     from .audit import SourceError, read_source
-    from .document import Document
+    from .notebook import NotebookError, open_document
 
     for f in disc.files:
         try:
-            doc = Document(read_source(f), path=str(f))
-        except SourceError as exc:
+            doc = open_document(read_source(f), str(f), cache.settings(f))
+        except (SourceError, NotebookError) as exc:
             eprint(error_line(str(f), str(exc)))
             errors += 1
             continue

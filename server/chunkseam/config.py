@@ -388,6 +388,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "enable": _bool,
     "chunk_symbols": _bool,
     "chunk_folding": _bool,
+    "notebook_outputs": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
 

@@ -37,6 +37,7 @@ _SUFFIX_KIND = {
     ".pyi": "python",
     ".txt": "text",
     ".text": "text",
+    ".ipynb": "markdown",  # a notebook's view (chunkseam.notebook): Markdown with fenced code cells
 }
 _LANGUAGE_KIND = {
     "markdown": "markdown",
@@ -120,7 +121,7 @@ class Document:
     """The text of one file at one version, with a line index."""
 
     __slots__ = ("text", "version", "path", "uri", "language_id", "kind", "_line_starts", "_cache",
-                 "_origins", "__weakref__")
+                 "_origins", "notebook", "__weakref__")
 
     def __init__(
         self,
@@ -143,6 +144,9 @@ class Document:
         self._cache: dict[object, object] = {}
         #: documents this one was edited from (see :meth:`lineage`)
         self._origins: tuple[tuple[weakref.ref, int, int, int], ...] = ()
+        #: a notebook's view: where each cell's source sits in ``text``
+        #: (:class:`chunkseam.notebook.NotebookMap`), else None
+        self.notebook = None
 
     # -- construction ---------------------------------------------------
     @classmethod
@@ -150,13 +154,21 @@ class Document:
         """Read a UTF-8 file (a leading BOM is dropped, as editors do).
 
         Raises :class:`OSError` when unreadable and :class:`UnicodeDecodeError`
-        when the file is not UTF-8; callers report and skip.
+        when the file is not UTF-8; callers report and skip. A Jupyter notebook
+        (``.ipynb``) is read as the view of its cells (:mod:`chunkseam.notebook`),
+        :class:`~chunkseam.notebook.NotebookError` when it is not one.
         """
         p = Path(path)
         data = p.read_bytes()
         text = data.decode("utf-8")
         if text.startswith(_BOM):
             text = text[1:]
+        if kind is None and p.suffix.lower() == ".ipynb":
+            # a notebook: the Markdown view of its cells (chunkseam.notebook);
+            # NotebookError (a ValueError) when it is not one
+            from .notebook import read_document
+
+            return read_document(text, str(p))
         return cls(text, path=str(p), kind=kind)
 
     def __getstate__(self) -> tuple:
@@ -345,11 +357,22 @@ class Document:
         return end
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and column (in characters) for command-line output."""
+        """1-based line and column (in characters) for command-line output (of
+        the view for a notebook; :meth:`location` gives the cell)."""
         offset = self.clamp(offset)
         line = self.line_of(offset)
         col = min(offset, self.line_end(line)) - self.line_starts[line]
         return line + 1, col + 1
+
+    def location(self, offset: int) -> tuple[int | None, int, int]:
+        """``(cell, line, column)`` for output: the 1-based cell number and the
+        line and column in that cell's source for a notebook, ``(None, line,
+        column)`` of the text for any other document."""
+        if self.notebook is None:
+            return (None, *self.line_col(offset))
+        from .notebook import cell_line_col
+
+        return cell_line_col(self, offset)
 
     def range_to_lsp(
         self, start: int, end: int, encoding: PositionEncoding = "utf-16"

@@ -61,6 +61,21 @@ def line_range(doc: Document, c: Chunk) -> tuple[int, int]:
     return first, last
 
 
+def span_label(doc: Document, c: Chunk) -> str:
+    """``lines 3–9``, or in a notebook ``cells 2:1–3:4`` (cell:line, lines in the cells)."""
+    if getattr(doc, "notebook", None) is None:
+        first, last = line_range(doc, c)
+        return f"lines {first}–{last}"
+    fc, fl, _ = doc.location(c.start)
+    lc, ll, _ = doc.location(max(c.start, c.end - 1))
+    return f"cell {fc}:{fl}–{ll}" if fc == lc else f"cells {fc}:{fl}–{lc}:{ll}"
+
+
+def _where(doc: Document, offset: int) -> str:
+    cell, line, col = doc.location(offset)
+    return f"{line}:{col}" if cell is None else f"cell {cell}:{line}:{col}"
+
+
 def _issues_by_chunk(issues: Iterable[Issue]) -> dict[int, list[Issue]]:
     out: dict[int, list[Issue]] = {}
     for i in issues:
@@ -93,7 +108,6 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
     unit_label = "tok" if unit == "tokens" else "chars"
     sev_style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue", "hint": "cyan"}
     for c in chunks:
-        first, last = line_range(doc, c)
         text = Text()
         prev = chunks[c.index - 1] if c.index > 0 else None
         nxt = chunks[c.index + 1] if c.index + 1 < len(chunks) else None
@@ -112,7 +126,7 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
                 text.append(" «/overlap»")
         title = f"chunk {c.index + 1}"  # people count from one (JSON keeps the 0-based index)
         path = " › ".join(c.heading_path)
-        subtitle = f"lines {first}–{last} · {c.tokens} {unit_label}" + (" · OVERSIZE" if c.oversize else "")
+        subtitle = f"{span_label(doc, c)} · {c.tokens} {unit_label}" + (" · OVERSIZE" if c.oversize else "")
         if path:
             subtitle += f" · {path}"
         mine = [i for i in by_chunk.get(c.index, []) if i.chunk == c.index or i.chunk is None]
@@ -124,10 +138,9 @@ def print_terminal(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
         if mine:
             lines = Text()
             for i in sorted(mine, key=lambda i: i.start):
-                line, col = doc.line_col(i.start)
                 lines.append("\n")
                 lines.append(f"{i.code}", style=sev_style.get(i.severity, ""))
-                lines.append(f" [{i.name}] {line}:{col} {i.message}")
+                lines.append(f" [{i.name}] {_where(doc, i.start)} {i.message}")
             body.append(lines)
         # headings are text, not rich markup ("[draft]" must stay)
         console.print(Panel(Group(*body), title=title, title_align="left", subtitle=Text(subtitle),
@@ -336,13 +349,12 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
     def open_(k: int) -> None:
         nonlocal open_band
         c = chunks[k] if k < len(chunks) and chunks[k].index == k else next(x for x in chunks if x.index == k)
-        first, last = line_range(doc, c)
         if k in emitted:
             attr = f'data-chunk-cont="{k}"'
         else:
             attr = f'data-chunk="{k}"'
             emitted.add(k)
-        title = f"chunk {k + 1} · lines {first}–{last} · {c.tokens} " + ("tokens" if True else "")
+        title = f"chunk {k + 1} · {span_label(doc, c)} · {c.tokens} " + ("tokens" if True else "")
         parts.append(f'<span class="cs-band" {attr} style="--c:{band_color(k)};--cs:{strong_color(k)}" '
                      f'title="{_esc(title)}">')
         open_band = k

@@ -75,27 +75,36 @@ class FileResult:
 
 
 def record_from_issue(doc, issue, path: str, *, fingerprint: str = "", **extra: Any) -> Record:
-    """A :class:`Record` for ``issue`` of ``doc``; positions via ``doc.line_col``."""
-    line, col = doc.line_col(issue.start)
-    end_line, end_col = doc.line_col(max(issue.end, issue.start))
+    """A :class:`Record` for ``issue`` of ``doc``; positions via ``doc.location``
+    (for a notebook: ``cell`` and ``end_cell``, line and column in the cell's source)."""
+    cell, line, col = doc.location(issue.start)
+    end_cell, end_line, end_col = doc.location(max(issue.end, issue.start))
     fields_extra: dict[str, Any] = {}
+    if cell is not None:
+        fields_extra.update(cell=cell, end_cell=end_cell)
     if issue.cut is not None:
-        cl, cc = doc.line_col(issue.cut)
+        cc_cell, cl, cc = doc.location(issue.cut)
         fields_extra.update(cut=issue.cut, cut_line=cl, cut_column=cc)
+        if cc_cell is not None:
+            fields_extra["cut_cell"] = cc_cell
     if issue.related:
         rs, re_ = issue.related
-        rl, rc = doc.line_col(rs)
-        rel, rec = doc.line_col(re_)
+        r_cell, rl, rc = doc.location(rs)
+        re_cell, rel, rec = doc.location(re_)
         fields_extra["related"] = {"start_offset": rs, "end_offset": re_, "line": rl, "column": rc,
                                    "end_line": rel, "end_column": rec,
                                    "message": issue.related_message}
+        if r_cell is not None:
+            fields_extra["related"].update(cell=r_cell, end_cell=re_cell)
     unit = getattr(issue, "unit", None)
     if unit is not None:
         us, ue = unit
-        ul, uc = doc.line_col(us)
-        uel, uec = doc.line_col(max(ue, us))
+        u_cell, ul, uc = doc.location(us)
+        ue_cell, uel, uec = doc.location(max(ue, us))
         fields_extra["unit"] = {"start_offset": us, "end_offset": ue, "line": ul, "column": uc,
                                 "end_line": uel, "end_column": uec}
+        if u_cell is not None:
+            fields_extra["unit"].update(cell=u_cell, end_cell=ue_cell)
     if issue.fix:
         fields_extra["fix"] = issue.fix
     if issue.data:
@@ -269,11 +278,29 @@ def _rule_attr(rule: Any, name: str, default: Any = None) -> Any:
 # --- formats -------------------------------------------------------------------------------
 
 
+def _where(rec: Record) -> str:
+    """``line:column``, or ``cell N:line:column`` in a notebook."""
+    cell = rec.extra.get("cell") if rec.extra else None
+    return f"cell {cell}:{rec.line}:{rec.column}" if cell is not None else f"{rec.line}:{rec.column}"
+
+
+def _file_region(rec: Record) -> tuple[int, int | None, int, int | None]:
+    """(line, column, end line, end column) in the file itself: a notebook's
+    issue is placed on the line of the .ipynb holding the cell's source line
+    (``file_line``/``end_file_line``, set by lint), without columns — those
+    are the cell's (see ``cell``, ``line`` and ``column``)."""
+    if rec.extra and rec.extra.get("cell") is not None:
+        fl = rec.extra.get("file_line", 1)
+        return fl, None, max(fl, rec.extra.get("end_file_line", fl)), None
+    end_col = max(rec.end_column, rec.column + (1 if rec.end_line == rec.line else 0))
+    return rec.line, rec.column, rec.end_line, end_col
+
+
 def write_text_records(out: TextIO, records: Iterable[Record], st: Style) -> None:
     for rec in records:
         # one location per issue, the same in every format: the range at the cut
         # (the whole broken unit is the JSON "unit" / SARIF relatedLocations)
-        loc = f"{rec.path}:{rec.line}:{rec.column}:"
+        loc = f"{rec.path}:{_where(rec)}:"
         out.write(f"{st.bold(loc)} {st.severity(rec.severity, rec.code)} "
                   f"{st.dim('[' + rec.name + ']')} {rec.message}\n")
 
@@ -456,19 +483,19 @@ def _sarif_rule(code: str, rule: Any, sample: Record | None) -> dict[str, Any]:
 
 
 def _sarif_result(rec: Record, index: dict[str, int]) -> dict[str, Any]:
-    region: dict[str, Any] = {
-        "startLine": rec.line,
-        "startColumn": rec.column,
-        "endLine": rec.end_line,
-        "endColumn": max(rec.end_column, rec.column + (1 if rec.end_line == rec.line else 0)),
-        "charOffset": rec.start_offset,
-        "charLength": max(0, rec.end_offset - rec.start_offset),
-    }
+    line, col, end_line, end_col = _file_region(rec)
+    region: dict[str, Any] = {"startLine": line, "endLine": end_line}
+    message = rec.message
+    if col is None:  # a notebook: the message names the cell, offsets are the view's
+        message = f"{_where(rec)}: {message}"
+    else:
+        region.update(startColumn=col, endColumn=end_col, charOffset=rec.start_offset,
+                      charLength=max(0, rec.end_offset - rec.start_offset))
     result: dict[str, Any] = {
         "ruleId": rec.code,
         "ruleIndex": index[rec.code],
         "level": _SARIF_LEVEL.get(rec.severity, "warning"),
-        "message": {"text": f"{rec.message}"},
+        "message": {"text": message},
         "locations": [{
             "physicalLocation": {
                 "artifactLocation": {"uri": _sarif_uri(rec.path), "uriBaseId": "%SRCROOT%"},
@@ -477,8 +504,10 @@ def _sarif_result(rec: Record, index: dict[str, int]) -> dict[str, Any]:
         }],
         "properties": {"chunk": rec.chunk, "otherChunk": rec.other_chunk},
     }
+    if col is None:
+        result["properties"].update(cell=rec.extra["cell"], cellLine=rec.line, cellColumn=rec.column)
     unit = rec.extra.get("unit") if rec.extra else None
-    if unit and (unit["start_offset"], unit["end_offset"]) != (rec.start_offset, rec.end_offset):
+    if col is not None and unit and (unit["start_offset"], unit["end_offset"]) != (rec.start_offset, rec.end_offset):
         result["relatedLocations"] = [{
             "id": 1,
             "message": {"text": "the whole unit that the cut breaks"},
@@ -577,10 +606,16 @@ def write_github(out: TextIO, results: list[FileResult], summary: Summary | None
     for r in results:
         for rec in r.records:
             kind = {"error": "error", "warning": "warning"}.get(rec.severity, "notice")
-            props = (f"file={_gh_escape_prop(rec.path)},line={rec.line},col={rec.column},"
-                     f"endLine={rec.end_line},endColumn={rec.end_column},"
-                     f"title={_gh_escape_prop(rec.code + ' [' + rec.name + ']')}")
-            out.write(f"::{kind} {props}::{_gh_escape_data(rec.code + ' ' + rec.message)}\n")
+            line, col, end_line, _ = _file_region(rec)
+            if col is None:  # a notebook: the file's line, the cell's position in the message
+                props = f"file={_gh_escape_prop(rec.path)},line={line},endLine={end_line},"
+                message = f"{rec.code} {_where(rec)}: {rec.message}"
+            else:
+                props = (f"file={_gh_escape_prop(rec.path)},line={rec.line},col={rec.column},"
+                         f"endLine={rec.end_line},endColumn={rec.end_column},")
+                message = f"{rec.code} {rec.message}"
+            props += f"title={_gh_escape_prop(rec.code + ' [' + rec.name + ']')}"
+            out.write(f"::{kind} {props}::{_gh_escape_data(message)}\n")
     if summary is not None:
         out.write(summary_line(summary) + "\n")
 
@@ -598,18 +633,20 @@ def gitlab_document(results: list[FileResult]) -> list[dict[str, Any]]:
     for r in results:
         for rec in r.records:
             key = f"{rec.path}\0{rec.code}\0{rec.fingerprint or (rec.start_offset, rec.end_offset)}\0{len(out)}"
+            line, col, end_line, end_col = _file_region(rec)
+            where = f"{_where(rec)}: " if col is None else ""  # a notebook: the cell in the text
             out.append({
                 "type": "issue",
                 "check_name": rec.code,
-                "description": f"{rec.code} [{rec.name}] {rec.message}",
+                "description": f"{rec.code} [{rec.name}] {where}{rec.message}",
                 "content": {"body": f"See {rule_url(rec.code)}"},
                 "categories": ["Style"],
                 "severity": _GITLAB_SEVERITY.get(rec.severity, "minor"),
                 "fingerprint": hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
                 "location": {
                     "path": _sarif_uri(rec.path),
-                    "positions": {"begin": {"line": rec.line, "column": rec.column},
-                                  "end": {"line": rec.end_line, "column": rec.end_column}},
+                    "positions": {"begin": {"line": line, "column": col or 1},
+                                  "end": {"line": end_line, "column": end_col or 1}},
                 },
             })
     return out
@@ -634,11 +671,12 @@ def junit_xml(results: list[FileResult], summary: Summary, errors: list[dict[str
         suite = ET.SubElement(root, "testsuite", name=r.path)
         cases = 0
         for rec in r.records:
-            line, col = rec.line, rec.column
-            case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {line}:{col}",
+            where = _where(rec)
+            line = _file_region(rec)[0]
+            case = ET.SubElement(suite, "testcase", name=f"{rec.code} [{rec.name}] at {where}",
                                  classname=r.path, file=r.path, line=str(line))
             fail = ET.SubElement(case, "failure", message=rec.message, type=rec.code)
-            fail.text = f"{rec.path}:{line}:{col}: {rec.code} [{rec.name}] {rec.message}\n{rule_url(rec.code)}"
+            fail.text = f"{rec.path}:{where}: {rec.code} [{rec.name}] {rec.message}\n{rule_url(rec.code)}"
             cases += 1
         if not cases:
             ET.SubElement(suite, "testcase", name="no issues", classname=r.path)
@@ -699,8 +737,7 @@ def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = 
         shown = [rec for r in results for rec in r.records][:MARKDOWN_MAX_ISSUES]
         lines += ["<details><summary>Issues</summary>", "", "| Location | Rule | Message |", "| --- | --- | --- |"]
         for rec in shown:
-            line, col = rec.line, rec.column
-            lines.append(f"| `{_md_cell(rec.path)}:{line}:{col}` | {rec.code} {_md_cell(rec.name)} | "
+            lines.append(f"| `{_md_cell(rec.path)}:{_where(rec)}` | {rec.code} {_md_cell(rec.name)} | "
                          f"{_md_cell(rec.message)} |")
         if summary.issues > len(shown):
             lines += ["", f"{summary.issues - len(shown)} more not listed; see `--format json`."]

@@ -32,6 +32,7 @@ DEFAULT_ROUTES = {
     "*.pyi": "code",
     "*.txt": "sentence",
     "*.rst": "markdown",  # reStructuredText: its own structure (chunkseam.rst), the markdown rules
+    "*.ipynb": "markdown",  # notebooks: the view of their cells (chunkseam.notebook)
 }
 
 
@@ -53,7 +54,7 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     #: glob -> rule codes/names ignored for matching files
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst",
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst", "*.ipynb",
                                 *CODE_INCLUDE)
     exclude: tuple[str, ...] = ()
     #: the documents' language: sentence rules (pysbd; see chunkseam.sentences.LANGUAGES)
@@ -81,6 +82,8 @@ class Settings:
     #: default, so that the editor's own headings, functions and folds stay
     chunk_symbols: bool = False
     chunk_folding: bool = False
+    #: notebooks: the text outputs of code cells are part of the indexed text (chunkseam.notebook)
+    notebook_outputs: bool = False
     #: not a configuration key: the directory path patterns (include, exclude,
     #: per-file-ignores, chunkers) are anchored at — the configuration file's
     #: directory, set by chunkseam.config.resolve; None = the current directory

@@ -133,12 +133,49 @@ def _fence_in(text: str, start: int, end: int, cut: int) -> tuple[int, int, str,
     return None
 
 
+def _code_cell(ctx: Context, cut: Cut, b) -> Issue | None:
+    """CS003 for a cut in a notebook's code cell (a fence of the view): named
+    as the cell, and for Python the definition or string it falls in (the
+    code checks, on the cell's source); the unit is the cell's source."""
+    nb = ctx.doc.notebook
+    c = cut.offset
+    cell, off = nb.to_cell(c)
+    if cell < 0 or nb.kinds[cell] != "code":
+        return None
+    s, e = nb.span(cell)
+    if not (b.start <= s and e <= b.end and s < c < e):
+        return None
+    what = f"inside code cell {cell + 1}"
+    data: dict = {"block": [b.start, b.end], "cell": cell + 1, "language": nb.languages[cell]}
+    if nb.languages[cell] == "python":
+        from ..pystructure import python_structure
+
+        py = ctx.doc.memo(("checks:cell-python", cell), lambda: python_structure(ctx.text[s:e]))
+        if py is not None and py.ok:
+            lit = py.string_at(off)
+            d = py.split_definition(off)
+            if lit is not None:
+                what = f"inside a string literal of code cell {cell + 1}"
+                data["string"] = [s + lit.start, s + lit.end]
+            elif d is not None:
+                kind = "class" if d.kind == "class" else "function"
+                name = ".".join(d.qualname) if d.qualname else d.name
+                what = f"inside {kind} {name} of code cell {cell + 1}"
+                data.update(definition=[s + d.start, s + d.end], name=name)
+    return _finish(ctx, "CS003", cut, what, s, e,
+                   hint="keep the cell in one chunk (a bigger size, or split the cell in two)", **data)
+
+
 def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind not in ("fence", "code"):
             continue
         text = ctx.text
         c = cut.offset
+        if b.kind == "fence" and getattr(ctx.doc, "notebook", None) is not None:
+            found = _code_cell(ctx, cut, b)
+            if found is not None:
+                return found
         if b.kind == "code":
             if not text[b.start : c].strip() or not text[c : b.end].strip():
                 continue  # in the indentation before the block (or after it): the block is whole
@@ -469,6 +506,8 @@ def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     # sub-items, a clean cut
     if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
         return None
+    if not ctx.text[cut.offset : item.end].strip():
+        return None  # only the item's trailing spaces (a hard break's "  ") after the cut: the item is whole
     return _finish(ctx, "CS005", cut, "inside a list item", item.start, item.end,
                    hint="cut between list items", item=[item.start, item.end],
                    **_paragraph_data(where.leaf))

@@ -27,6 +27,10 @@ it — put it on the ``def`` line to silence every CS201 of that function, or
 on the line where the cut is for that cut alone; ``# chunkseam:
 ignore-file[CS201]`` covers the file.
 
+Jupyter notebooks: the Markdown comments in markdown cells (a region runs
+on through the following cells); in code cells, ``# chunkseam: ignore[CS003]``
+(``//`` in languages that comment so) as in a Python file.
+
 Rules are named by code, code prefix or name, separated by spaces or commas;
 no rule means every rule. Comments inside code blocks or inline code are
 text, not suppressions.
@@ -157,7 +161,32 @@ def parse(doc: Document) -> list[Suppression]:
         elif verb == "disable-line":
             s.line = doc.line_of(m.start())
         out.append(s)
+    if getattr(doc, "notebook", None) is not None:
+        out = sorted(out + _notebook_code_cells(doc), key=lambda s: s.start)
     return out
+
+
+def _notebook_code_cells(doc: Document) -> list[Suppression]:
+    """A notebook's code cells: ``# chunkseam: ignore[CS003]`` (or ``//``) in
+    their comments, as in a Python or other code file (the cell is a fenced
+    block of the view, where Markdown comments are text)."""
+    nbmap = doc.notebook
+    out: list[Suppression] = []
+    for i, kind in enumerate(nbmap.kinds):
+        if kind != "code":
+            continue
+        start, end = nbmap.span(i)
+        comments = [(m.start(), m.group()) for m in _CELL_COMMENT.finditer(doc.text, start, end)]
+        if comments:
+            py = [(a, c) for a, c in comments if c.startswith("#")]
+            out += _comment_suppressions(doc, py, _PY_COMMENT)
+            out += _comment_suppressions(doc, [(a, c) for a, c in comments if not c.startswith("#")],
+                                         _CODE_COMMENT)
+    return out
+
+
+#: a comment of a code cell that may be a suppression (``#`` or ``//`` to the end of the line)
+_CELL_COMMENT = re.compile(r"(?:#|//)[ \t]*chunkseam:[^\r\n]*")
 
 
 def _parse_code(doc: Document) -> list[Suppression]:

@@ -27,7 +27,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
 
 from .. import __version__
-from . import actions, codelens, custom, diagnostics, hover, log, symbols, wire
+from . import actions, codelens, custom, diagnostics, hover, log, notebooks, symbols, wire
 from .log import logger
 from .settings import EditorSettings, describe_error
 from .state import DocumentStore, NotOpen, Result
@@ -123,7 +123,10 @@ def _clamp_change_positions(data: dict[str, Any]) -> None:
 class ChunkseamServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("chunkseam", __version__, protocol_cls=ChunkseamProtocol,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=notebooks.sync_options())
+        #: open notebooks (their cells live in pygls' workspace; their view in the store)
+        self.notebooks = notebooks.Notebooks()
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
@@ -219,9 +222,37 @@ class ChunkseamServer(LanguageServer):
 
     # -- publishing ------------------------------------------------------------------
     def publish(self, result: Result) -> None:
+        entry = self.notebooks.open.get(result.uri)
+        if entry is not None:
+            self.publish_notebook(result, entry)
+            return
         if self.pull_mode:
             return
         diagnostics.publish(self, result, self.store.editor.max_diagnostics()[0])
+
+    def publish_notebook(self, result: Result, entry: notebooks.OpenNotebook) -> None:
+        """A notebook's diagnostics, pushed per cell (an empty list to a cell
+        without any, and to cells no longer there); in pull mode, the client
+        is asked to pull again (an edit in one cell can change another's)."""
+        if self.pull_mode:
+            if self.supports("workspace.diagnostics.refresh_support", False):
+                self.workspace_diagnostic_refresh(None)
+            return
+        limit = self.store.editor.max_diagnostics()[0]
+        per_cell = notebooks.split(result, entry, self.encoding, result.diagnostics)
+        for uri in entry.published - set(per_cell):
+            diagnostics.clear(self, uri)
+        for uri, diags in per_cell.items():
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics.cap(diags, limit)))
+        entry.published = set(per_cell)
+
+    def cell_diagnostics(self, result: Result, cell_uri: str) -> list[types.Diagnostic]:
+        entry = self.notebooks.open.get(result.uri)
+        if entry is None:
+            return []
+        diags = notebooks.split(result, entry, self.encoding, result.diagnostics).get(cell_uri, [])
+        return diagnostics.cap(diags, self.store.editor.max_diagnostics()[0])
 
     def refresh_all(self) -> None:
         """Configuration changed: re-analyse and re-publish every open document."""
@@ -394,6 +425,42 @@ def did_close(ls: ChunkseamServer, params: types.DidCloseTextDocumentParams) -> 
         diagnostics.clear(ls, uri)
 
 
+def _notebook_view(ls: ChunkseamServer, uri: str, *, fresh: bool, delay: float) -> None:
+    try:
+        doc = ls.notebooks.view(ls.workspace, uri)
+    except Exception:
+        logger.error("chunkseam: could not read the notebook %s:\n%s", uri, traceback.format_exc())
+        return
+    if doc is None:
+        return
+    ls.store.put(uri, doc, fresh=fresh)
+    ls.store.schedule(uri, delay)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: ChunkseamServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    _notebook_view(ls, params.notebook_document.uri, fresh=True, delay=0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: ChunkseamServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    uri = params.notebook_document.uri
+    if uri not in ls.notebooks.open:
+        logger.warning("chunkseam: notebookDocument/didChange for a notebook that is not open: %s", uri)
+        return
+    _notebook_view(ls, uri, fresh=False, delay=ls.store.debounce_seconds(uri))
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: ChunkseamServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    uri = params.notebook_document.uri
+    entry = ls.notebooks.close(uri)
+    ls.store.close(uri)
+    if entry is not None and not ls.pull_mode:
+        for cell_uri in sorted(entry.published | {c.uri for c in params.cell_text_documents}):
+            diagnostics.clear(ls, cell_uri)
+
+
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: ChunkseamServer,
                                    params: types.DidChangeConfigurationParams) -> None:
@@ -429,6 +496,13 @@ def did_change_watched_files(ls: ChunkseamServer, params: types.DidChangeWatched
                 types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnosticParams):
+    owner = ls.notebooks.owner(params.text_document.uri)
+    if owner is not None:  # a notebook cell: its part of the notebook's analysis
+        result = await ls.result(owner, first=True)
+        if params.previous_result_id is not None and params.previous_result_id == result.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=ls.cell_diagnostics(result, params.text_document.uri), result_id=result.result_id)
     result = await ls.result(params.text_document.uri, first=True)
     return diagnostics.report(result, params.previous_result_id,
                               ls.store.editor.max_diagnostics()[0])
@@ -436,17 +510,33 @@ async def pull_diagnostics(ls: ChunkseamServer, params: types.DocumentDiagnostic
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: ChunkseamServer, params: types.CodeLensParams):
+    owner = ls.notebooks.owner(params.text_document.uri)
+    if owner is not None:  # a notebook cell: the lenses of the chunks that start in it
+        result = await ls.result(owner)
+        entry = ls.notebooks.open.get(owner)
+        return [] if entry is None else notebooks.cell_lenses(result, entry, params.text_document.uri,
+                                                              ls.encoding)
     result = await ls.result(params.text_document.uri)
     return codelens.lenses(result, ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
+    formats = ls.supports("text_document.hover.content_format", None)
+    markdown = not formats or types.MarkupKind.Markdown in formats or "markdown" in formats
+    owner = ls.notebooks.owner(params.text_document.uri)
+    if owner is not None:  # a notebook cell: the hover of the view, moved into the cell
+        result = await ls.result(owner)
+        entry = ls.notebooks.open.get(owner)
+        offset = notebooks.view_position(result, entry, params.text_document.uri, params.position,
+                                         ls.encoding) if entry is not None else None
+        if offset is None:
+            return None
+        return notebooks.cell_hover(result, entry, params.text_document.uri,
+                                    hover.hover(result, offset, ls.encoding, markdown=markdown), ls.encoding)
     result = await ls.result(params.text_document.uri)
     doc = result.doc
     offset = doc.position_to_offset(params.position.line, params.position.character, ls.encoding)
-    formats = ls.supports("text_document.hover.content_format", None)
-    markdown = not formats or types.MarkupKind.Markdown in formats or "markdown" in formats
     return hover.hover(result, offset, ls.encoding, markdown=markdown)
 
 
@@ -455,6 +545,8 @@ async def on_hover(ls: ChunkseamServer, params: types.HoverParams):
                                                            actions.FIX_ALL],
                                         resolve_provider=True))
 async def code_action(ls: ChunkseamServer, params: types.CodeActionParams):
+    if ls.notebooks.owner(params.text_document.uri) is not None:
+        return []  # the quick fixes edit the notebook's view, not a cell
     result = await ls.result(params.text_document.uri)
     doc_changes = bool(ls.supports("workspace.workspace_edit.document_changes", False))
     props = ls.supports("text_document.code_action.resolve_support.properties", None) or []
@@ -478,6 +570,8 @@ async def code_action_resolve(ls: ChunkseamServer, action: types.CodeAction):
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: ChunkseamServer, params: types.DocumentSymbolParams):
+    if ls.notebooks.owner(params.text_document.uri) is not None:
+        return []
     result = await ls.result(params.text_document.uri)
     hierarchical = bool(ls.supports(
         "text_document.document_symbol.hierarchical_document_symbol_support", False))
@@ -486,6 +580,8 @@ async def document_symbol(ls: ChunkseamServer, params: types.DocumentSymbolParam
 
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
+    if ls.notebooks.owner(params.text_document.uri) is not None:
+        return []
     result = await ls.result(params.text_document.uri)
     return symbols.folding_ranges(result)
 
@@ -534,6 +630,12 @@ async def chunks_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     uri = custom.uri_of(params)
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/chunks expects {textDocument: {uri}}")
+    owner = ls.notebooks.owner(uri)
+    if owner is not None:  # a notebook cell: the notebook's chunks that hold some of it, in the cell
+        result = await ls.result(owner)
+        entry = ls.notebooks.open.get(owner)
+        answer = custom.chunks(result, ls.encoding)
+        return answer if entry is None else notebooks.cell_chunks(result, entry, uri, answer, ls.encoding)
     return custom.chunks(await ls.result(uri), ls.encoding)
 
 
@@ -542,7 +644,8 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     uri = custom.uri_of(params)
     if uri is None:
         raise JsonRpcInvalidParams("chunkseam/stats expects {textDocument: {uri}}")
-    return custom.stats(await ls.result(uri))
+    owner = ls.notebooks.owner(uri)  # a notebook cell: the notebook's figures
+    return custom.stats(await ls.result(owner or uri))
 
 
 @server.feature(custom.COMPARE)
@@ -554,7 +657,7 @@ async def compare_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
         strategies = custom.strategies_of(params)
     except ValueError as exc:
         raise JsonRpcInvalidParams(f"chunkseam/compare: {exc}") from None
-    result = await ls.result(uri)
+    result = await ls.result(ls.notebooks.owner(uri) or uri)  # a notebook cell: the whole notebook
     try:
         return await asyncio.get_running_loop().run_in_executor(
             ls.store.executor, custom.compare, result, strategies)

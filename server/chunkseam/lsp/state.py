@@ -37,7 +37,15 @@ SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
 
 def _analysed(doc: Document) -> bool:
     """A kind the server analyses, or code in a language the ``code`` strategy
-    parses with tree-sitter (JavaScript, TypeScript, Go, Rust, Java)."""
+    parses with tree-sitter (JavaScript, TypeScript, Go, Rust, Java). A
+    notebook's JSON opened as a text document (an editor without notebook
+    support) is not: its issues belong to cells, which only the notebook
+    document sync has (see chunkseam.lsp.notebooks)."""
+    if doc.notebook is None:
+        from ..notebook import is_notebook
+
+        if is_notebook(doc.path, doc.uri):
+            return False
     if doc.kind in SUPPORTED_KINDS:
         return True
     if doc.kind != "code":
@@ -187,6 +195,21 @@ class DocumentStore:
         od = OpenDocument(uri, text, version, language_id)
         self.docs[uri] = od
         self.results.pop(uri, None)
+        return od
+
+    def put(self, uri: str, doc: Document, *, fresh: bool = False) -> OpenDocument:
+        """Open or replace ``uri`` with a document built elsewhere (a notebook's
+        view, see :mod:`chunkseam.lsp.notebooks`); ``fresh``: a new opening,
+        whose earlier result is dropped."""
+        od = self.docs.get(uri)
+        if od is None or fresh:
+            od = OpenDocument.__new__(OpenDocument)
+            od.uri, od.path, od.language_id = uri, uri_to_path(uri), None
+            self.docs[uri] = od
+            self.results.pop(uri, None)
+        od.version = doc.version if doc.version is not None else 0
+        od.doc = doc
+        od.serial = next(_SERIALS)
         return od
 
     def change(self, uri: str, version: int, changes: list[Any]) -> OpenDocument:
