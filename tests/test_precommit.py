@@ -54,6 +54,25 @@ BROKEN_MDX = """import Tabs from '@theme/Tabs';
 
 Responses are cached for five minutes per key, and a write to the same key invalidates the entry at once, so readers never see a value older than the last successful write.
 """
+
+
+def notebook(markdown: str) -> str:
+    """A Jupyter notebook (nbformat 4) of one Markdown cell."""
+    import json
+
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "c1", "metadata": {},
+         "source": markdown.splitlines(keepends=True)}]}, indent=1) + "\n"
+
+
+BROKEN_NB = notebook("""# Batching
+
+Requests are batched in groups of sixty-four before they are sent to the embedding service, which keeps the number of round trips low while the latency of a single request stays well under a second.
+""")
+FIXED_NB = notebook("""# Batching
+
+Requests are batched in groups of sixty-four.
+""")
 FIXED_MDX = """import Tabs from '@theme/Tabs';
 
 # Caching
@@ -116,7 +135,7 @@ def test_hook_manifest_is_valid_and_as_documented() -> None:
     from identify import identify  # a dependency of pre-commit
 
     kinds = set(hook["types_or"])
-    for name in ("a.md", "a.markdown", "a.mdx", "a.rst", "a.py", "a.pyi", "a.js", "a.jsx",
+    for name in ("a.md", "a.markdown", "a.mdx", "a.rst", "a.ipynb", "a.py", "a.pyi", "a.js", "a.jsx",
                  "a.mjs", "a.ts", "a.tsx", "a.go", "a.rs", "a.java"):
         assert identify.tags_from_filename(name) & kinds, name
     assert not identify.tags_from_filename("requirements.txt") & kinds
@@ -139,6 +158,8 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
     rst, mdx = user / "docs" / "retries.rst", user / "docs" / "caching.mdx"
     rst.write_text(BROKEN_RST, encoding="utf-8")
     mdx.write_text(BROKEN_MDX, encoding="utf-8")
+    nb = user / "docs" / "batching.ipynb"
+    nb.write_text(BROKEN_NB, encoding="utf-8")
     git("add", "-A", cwd=user)
     env = {**os.environ, **GIT_ENV, "HOME": str(tmp_path), "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
            "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
@@ -146,7 +167,8 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
 
     def try_repo() -> subprocess.CompletedProcess:
         return subprocess.run([*cmd, "try-repo", str(hook_repo), "chunkseam", "--verbose",
-                               "--files", "docs/timeouts.md", "docs/retries.rst", "docs/caching.mdx"],
+                               "--files", "docs/timeouts.md", "docs/retries.rst", "docs/caching.mdx",
+                               "docs/batching.ipynb"],
                               cwd=user, capture_output=True, text=True, env=env, timeout=900)
 
     first = try_repo()
@@ -154,8 +176,8 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
     assert first.returncode == 1, out
     assert "chunkseam" in out and "Failed" in out
     assert "docs/timeouts.md:" in out and ("CS001" in out or "CS002" in out), out
-    # reStructuredText and MDX are checked too (pre-commit passes them to the hook)
-    for name in ("docs/retries.rst:", "docs/caching.mdx:"):
+    # reStructuredText, MDX and notebooks are checked too (pre-commit passes them to the hook)
+    for name in ("docs/retries.rst:", "docs/caching.mdx:", "docs/batching.ipynb:"):
         issues = [line for line in out.splitlines() if line.startswith(name)]
         assert any("CS001" in line or "CS002" in line for line in issues), (name, out)
     assert "chunks broken" in out
@@ -164,6 +186,7 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
     doc.write_text(FIXED, encoding="utf-8")
     rst.write_text(FIXED_RST, encoding="utf-8")
     mdx.write_text(FIXED_MDX, encoding="utf-8")
+    nb.write_text(FIXED_NB, encoding="utf-8")
     git("add", "-A", cwd=user)
     second = try_repo()
     out2 = second.stdout + second.stderr
