@@ -202,6 +202,27 @@ def test_a_trusted_backtracking_library_regex_ends_at_the_budget(chunker, option
     assert "(a+)+$" in str(info.value) and "too slow" in str(info.value)
 
 
+def test_llamaindex_runs_a_users_regex_on_the_interruptible_engine():
+    """A pattern the regex engine finishes at once but Python's re backtracks on for
+    hours (the prefix before the 'b'): LlamaIndex's own re.findall step would hang
+    the worker for good, whatever probe ran before it. Run in a child process: a
+    hang fails the test instead of stopping the suite."""
+    code = (
+        "from chunkseam.analysis import analyze\n"
+        "from chunkseam.document import Document\n"
+        "from chunkseam.settings import Settings\n"
+        "s = Settings(chunker='llamaindex', unit='chars', size=50,\n"
+        "             chunker_options={'secondary_chunking_regex': '(a+)+$'})\n"
+        "a = analyze(Document('a' * 40 + 'b ' + 'a' * 40000, path='x.md'), s, seconds=600)\n"
+        "print(len(a.chunks), sum(c.end - c.start for c in a.chunks))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    chunks, covered = map(int, proc.stdout.split())
+    assert chunks > 1 and covered >= 40_042
+
+
 def test_the_cli_reports_a_backtracking_library_regex_and_goes_on(tmp_path):
     root = repo(tmp_path, "cli", LLAMA_REGEX)
     (root / "slow.md").write_text(SLOW_TEXT, encoding="utf-8")
