@@ -297,3 +297,18 @@ def test_dangling_words_are_bounded(tmp_path):
         resolve(str(root / "a.md"))
     (root / "chunkseam.toml").write_text('dangling-words = ["this", "as noted above"]\n', encoding="utf-8")
     assert resolve(str(root / "a.md")).settings.dangling_words == ("this", "as noted above")
+
+
+def test_a_users_secondary_regex_gives_the_librarys_chunks():
+    from conftest import FIXTURES
+    from llama_index.core.node_parser import SentenceSplitter
+
+    text = (FIXTURES / "database.md").read_text(encoding="utf-8").replace(".", ",") * 3
+    pattern = "[^,;]+[,;]?"
+    settings = Settings(chunker="llamaindex", unit="chars", size=60,
+                        chunker_options={"secondary_chunking_regex": pattern})
+    ours = [c.text for c in analyze(Document(text, path="d.md"), settings).chunks]
+    lib = SentenceSplitter(chunk_size=60, chunk_overlap=0, tokenizer=list,
+                           secondary_chunking_regex=pattern)
+    assert ours == lib._split_text(text, chunk_size=60 - len(lib._tokenizer("")))
+    assert len(ours) > 10
