@@ -312,3 +312,17 @@ def test_a_users_secondary_regex_gives_the_librarys_chunks():
                            secondary_chunking_regex=pattern)
     assert ours == lib._split_text(text, chunk_size=60 - len(lib._tokenizer("")))
     assert len(ours) > 10
+
+
+def test_an_hf_tokenizer_files_content_is_in_the_result_cache_key(tmp_path):
+    """Editing the tokenizer.json an hf: encoding names re-checks the files (the key
+    had only the setting's text, so results counted with the old tokenizer stayed)."""
+    from chunkseam import resultcache
+
+    tok = tokenizer_json(tmp_path / "tok" / "tokenizer.json")
+    settings = Settings(encoding=f"hf:{tok}")
+    before = resultcache.settings_key(settings)
+    assert resultcache.settings_key(settings) == before
+    data = tok.read_text(encoding="utf-8")
+    tok.write_text(data.replace('"[UNK]"', '"[UNKNOWN]"'), encoding="utf-8")
+    assert resultcache.settings_key(settings) != before
