@@ -326,3 +326,18 @@ def test_an_hf_tokenizer_files_content_is_in_the_result_cache_key(tmp_path):
     data = tok.read_text(encoding="utf-8")
     tok.write_text(data.replace('"[UNK]"', '"[UNKNOWN]"'), encoding="utf-8")
     assert resultcache.settings_key(settings) != before
+
+
+def test_vscode_ignores_a_workspaces_values_of_the_same_settings():
+    """The editor's settings are trusted by the server, but in VS Code a workspace's
+    own .vscode/settings.json is the repository's too: every setting the server
+    takes from an untrusted workspace's config file only with care is a restricted
+    configuration there (VS Code then uses the user's value)."""
+    import json
+
+    manifest = Path(__file__).resolve().parents[1] / "client-vscode" / "package.json"
+    caps = json.loads(manifest.read_text(encoding="utf-8"))["capabilities"]["untrustedWorkspaces"]
+    restricted = set(caps["restrictedConfigurations"])
+    for key in ("plugins", "tiktokenFile", "encoding", "allowNetwork", "chunkerOptions",
+                "server.path", "interpreter"):
+        assert f"chunkseam.{key}" in restricted, key
