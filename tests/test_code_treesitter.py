@@ -174,7 +174,7 @@ BAD_CUTS = [
     ("a.tsx", "class C {\n  m() {\n    return 1;\n✂  }\n}\n", "CS201", "inside method C.m"),
     ("a.go", "func F() {\n\tx := 1\n✂\t_ = x\n}\n", "CS201", "inside function F"),
     ("a.rs", "impl Foo {\n    fn a(&self) {\n        one();\n✂        two();\n    }\n}\n",
-     "CS201", "inside function Foo.a"),
+     "CS201", "inside method Foo::a"),
     ("A.java", "class A {\n  void m() {\n    int a = 1;\n✂    a++;\n  }\n}\n", "CS201",
      "inside method A.m"),
     ("a.js", 'const s = "one two ✂three";\n', "CS202", "inside a string literal"),
@@ -203,6 +203,40 @@ def test_cuts_between_members_and_between_definitions_are_clean():
     ]:
         doc, chunks, _ = marked(text, kind="code", path=path)
         assert [i.code for i in validate(doc, chunks, S) if i.cut is not None] == [], path
+
+
+def test_names_are_written_the_language_s_way():
+    cases = [
+        ("a.go", "type Mux struct{}\n\nfunc (mx *Mux) Serve() {\n\tx := 1\n✂\t_ = x\n}\n",
+         "inside method (*Mux).Serve"),
+        ("a.go", "type T struct{}\n\nfunc (t T) Get() {\n\tx := 1\n✂\t_ = x\n}\n", "inside method T.Get"),
+        ("a.rs", "impl Visitor for Seq {\n    fn visit(&self) {\n        one();\n✂        two();\n    }\n}\n",
+         "inside method <Seq as Visitor>::visit"),
+        ("a.rs", "mod m {\n    fn f() {\n        one();\n✂        two();\n    }\n}\n", "inside function m::f"),
+    ]
+    for path, text, words in cases:
+        doc, chunks, _ = marked(text, kind="code", path=path)
+        (issue,) = [i for i in validate(doc, chunks, S) if i.code == "CS201"]
+        assert words in issue.message, (path, issue.message)
+
+
+def test_a_cut_in_the_indentation_before_a_member_is_between_members():
+    for path, text in [
+        ("A.java", "class A {\n  void m() {}\n\n  ✂/** Doc. */\n  void n() {}\n}\n"),
+        ("a.rs", "impl Foo {\n    fn a(&self) {}\n\n    ✂fn b(&self) {}\n}\n"),
+        ("a.ts", "class C {\n  m() {}\n\n  ✂n() {}\n}\n"),
+    ]:
+        doc, chunks, _ = marked(text, kind="code", path=path)
+        assert [i.code for i in validate(doc, chunks, S) if i.cut is not None] == [], path
+
+
+def test_oversize_names_the_definition_kept_whole():
+    body = "".join(f"\tx{i} := compute({i})\n" for i in range(40))
+    doc = Document(f"package p\n\nfunc Small() {{}}\n\nfunc Big() {{\n{body}}}\n", path="a.go")
+    chunks = CODE.chunk(doc, TOK, size=60)
+    s = Settings(chunker="code", size=60, unit="tokens", min_tokens=0)
+    got = [i.message for i in validate(doc, chunks, s, sizer=TOK) if i.code == "CS101"]
+    assert len(got) == 1 and "(function Big kept whole)" in got[0], got
 
 
 def test_impl_block_message_names_the_trait():

@@ -219,6 +219,24 @@ def test_cuts_inside_mdx_blocks():
     assert "CS008" not in [c for c, _ in _codes("<Badge text='x' />\n\n✂Text here.\n")]
 
 
+def test_a_flow_expression_is_one_block():
+    text = "Intro.\n\n{/*\n  * Keep this list sorted.\n  * ```md\n  * {not a brace}\n  * ```\n  */}\n\nAfter.\n"
+    (expr,) = [b for b in parse_blocks(text, mdx=True) if b.kind == "esm"]
+    assert expr.info == "expression" and text[expr.start : expr.end].endswith("*/}") and expr.closed
+    cut = text.index("  * ```md")
+    doc, chunks, _ = marked(text[:cut] + "✂" + text[cut:], path="x.mdx")
+    got = [i for i in validate(doc, chunks, Settings(), sizer=CHARS) if i.code == "CS008"]
+    assert got and "inside an MDX expression" in got[0].message
+    # a paragraph that starts with an expression is a paragraph
+    assert [b.kind for b in parse_blocks("{count} items left.\n", mdx=True)] == ["paragraph"]
+    # a cut after the expression is clean
+    assert "CS008" not in [c for c, _ in _codes("{/* note */}\n\n✂Text here.\n")]
+    # an unclosed brace is text, and lines that only look like expressions cost bounded work
+    assert [b.kind for b in parse_blocks("{ not closed\n\nText.\n", mdx=True)] == ["paragraph", "paragraph"]
+    hostile = "{\n\n" * 20000 + "}" * 20000 + " text\n"
+    assert {b.kind for b in parse_blocks(hostile, mdx=True)} == {"paragraph"}
+
+
 def test_lint_reports_a_cut_jsx_element(tmp_path):
     page = tmp_path / "page.mdx"
     body = "Pick one.\n\n" + "\n".join(

@@ -303,3 +303,79 @@ def test_suppression_quick_fix_writes_an_rst_comment():
     e = more[0]
     assert (new[: e.start] + e.text + new[e.end :]).startswith(f".. chunkseam-disable-file {issue.code} CS007\n\n")
     assert fixes.disable_file(Document(new, path="t.rst"), issue) is None  # already disabled
+
+
+def _messages(text: str) -> list[tuple[str, str]]:
+    doc, chunks, _ = marked(text, path="t.rst")
+    return [(i.code, i.message) for i in validate(doc, chunks, Settings(), sizer=get_sizer("chars"))
+            if i.cut is not None]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # a simple-table row with a continuation line is one row
+    (("=====  ==========\nName   Meaning\n=====  ==========\nrule   the URL rule\n"
+      "view   the function to\n       ✂call for it\nopts   options\n=====  ==========\n"),
+     "inside body row 2 of a table"),
+    # a table without a header row: its first row is body row 1
+    ("====  ====\na     1\nb     2\nc     ✂3\n====  ====\n", "inside body row 3 of a table"),
+    # a grid row spans the lines between two borders
+    ("+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n| x | ✂y |\n+---+---+\n| 3 | 4 |\n+---+---+\n",
+     "inside body row 1 of a table"),
+    # a list-table: the options are its head, the items its rows
+    (".. list-table::\n   :header-rows: 1\n   :widths: 10 20\n✂\n   * - a\n     - b\n   * - 1\n     - 2\n",
+     "inside the table header"),
+    ((".. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n   * - 1\n     - 2\n"
+      "   * - 3\n     - ✂4\n"), "inside body row 2 of a table"),
+    ("====  ====\na     1\nb     2\n====  ✂====\n\nAfter.\n", "in the border line that closes a table"),
+])
+def test_table_rows_are_counted_as_restructuredtext_makes_them(text, words):
+    got = _messages(text)
+    assert any(c == "CS004" and words in m for c, m in got), got
+
+
+def test_messages_use_restructuredtext_words():
+    got = dict(_messages(".. code-block:: python\n\n   x = 1\n✂   y = 2\n\nAfter.\n"))
+    assert "inside a python code block" in got["CS003"] and "```" not in got["CS003"]
+    got = dict(_messages("Run::\n\n   one\n✂   two\n\nAfter.\n"))
+    assert "inside a literal block" in got["CS003"]
+    got = dict(_messages("Intro.\n\nHomebrew\n\"\"\"\"\"\"\"\"\n✂\nBody.\n"))
+    assert 'the heading "Homebrew":' in got["CS007"]
+    got = dict(_messages("=====\nTitle\n=====\n✂\nBody.\n"))
+    assert 'the heading "Title":' in got["CS007"]
+
+
+def test_inline_literals_follow_restructuredtext_rules():
+    from chunkseam.rst import inline_literals
+
+    text = "Mark ``:kbd:`C-x C-f```, then :meth:`get` and `link`_ (not a``b``)."
+    assert [text[a:b] for a, b in inline_literals(text)] == [
+        "``:kbd:`C-x C-f```", ":meth:`get`", "`link`_"]
+    # a cut after the literal is not inside it; one in the role is
+    assert "CS006" not in dict(_messages("Mark ``:kbd:`C-x C-f```. ✂Then ``save``.\n"))
+    assert "inside a role" in dict(_messages("Call :meth:`✂get` now.\n"))["CS006"]
+    assert "inside an inline literal" in dict(_messages("Run ``pip ✂install`` now.\n"))["CS006"]
+    assert "inside a link" in dict(_messages("Read `the ✂guide`_ first.\n"))["CS006"]
+
+
+def test_a_sphinx_class_description_is_a_container():
+    text = (".. class:: Client\n\n   Talks to the server.\n\n   .. method:: connect()\n\n"
+            "      Opens.\n✂\n   .. method:: close()\n\n      Closes.\n")
+    assert _messages(text) == []
+    bl = _blocks(text.replace("✂", ""))
+    assert bl[0].kind == "directive" and bl[0].info == "class"
+
+
+def test_no_header_repeating_fix_for_a_restructuredtext_table():
+    doc, chunks, _ = marked("=====  =====\nName   Value\n=====  =====\na      1\n✂b      2\n=====  =====\n",
+                            path="t.rst")
+    (issue,) = [i for i in validate(doc, chunks, Settings(), sizer=get_sizer("chars")) if i.code == "CS004"]
+    assert "between body rows 1 and 2" in issue.message and "fix" not in (issue.data or {})
+
+
+def test_inline_literals_on_hostile_text_are_found_in_one_pass():
+    from chunkseam.rst import inline_literals
+
+    # thousands of openers with no valid end: each is tried once, not against every backtick
+    assert inline_literals("``a ``" * 20000) == []
+    assert inline_literals(":r:`a " * 20000) == []
+    assert len(inline_literals("``a``, " * 20000)) == 20000

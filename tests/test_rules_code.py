@@ -30,7 +30,7 @@ def test_inside_a_method_names_the_method():
     doc, chunks, _ = marked("class C:\n    def a(self):\n        x = 1\n✂        return x\n", kind="python")
     (i,) = [i for i in validate(doc, chunks, S) if i.code == "CS201"]
     assert i.data["name"] == "C.a" and i.data["kind"] == "function"
-    assert "inside function C.a" in i.message
+    assert "inside method C.a" in i.message
 
 
 def test_split_string_beats_split_definition_and_names_docstrings():

@@ -45,8 +45,8 @@ def _issues(ex, code):
     code = _CODE_SUFFIX.get(lang)  # tree-sitter languages (the code extra)
     doc, chunks, _ = marked(ex["body"], kind="python" if lang == "python" else
                             "code" if code else "markdown",
-                            path="example.mdx" if lang == "mdx" else f"example{code}" if code
-                            else None, sizer=sizer)
+                            path="example.mdx" if lang == "mdx" else "example.rst" if lang == "rst"
+                            else f"example{code}" if code else None, sizer=sizer)
     return validate(doc, chunks, s, sizer=sizer)
 
 

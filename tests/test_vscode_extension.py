@@ -117,6 +117,46 @@ def test_package_contents(vsix: Path) -> None:
         assert {"dark", "light", "highContrast"} <= set(defaults)
 
 
+#: language ids the server accepts that are not VS Code's ("text": Neovim's
+#: filetype; VS Code's is plaintext)
+_NOT_VSCODE_LANGUAGE_IDS = {"text"}
+
+
+def _server_language_ids() -> set[str]:
+    """The language ids the server analyses: every id of its tables for which
+    it analyses an open document (code needs the grammar: the test extra)."""
+    from chunkseam.document import _CODE_LANGUAGES, _LANGUAGE_KIND, Document
+    from chunkseam.lsp.state import _analysed
+    from chunkseam.tsstructure import _LANGUAGE_IDS
+
+    candidates = set(_LANGUAGE_KIND) | set(_CODE_LANGUAGES) | set(_LANGUAGE_IDS)
+    return {lang for lang in candidates if _analysed(Document("x = 1\n", language_id=lang))}
+
+
+def test_the_extension_serves_every_language_the_server_analyses() -> None:
+    """package.json's onLanguage activation events are the extension's one list
+    (selector, bands, status bar and the menus' context key derive from them):
+    they must name exactly the languages the server analyses."""
+    manifest = json.loads((EXT / "package.json").read_text(encoding="utf-8"))
+    events = manifest["activationEvents"]
+    client = {e.split(":", 1)[1] for e in events if e.startswith("onLanguage:")}
+    server = _server_language_ids() - _NOT_VSCODE_LANGUAGE_IDS
+    assert {"markdown", "python", "typescript", "restructuredtext"} <= server
+    assert client - server == set(), f"activated for languages the server does not analyse: {sorted(client - server)}"
+    assert server - client == set(), f"the server analyses languages the extension ignores: {sorted(server - client)}"
+    # notebooks: the types the server synchronizes
+    from chunkseam.lsp.notebooks import sync_options
+
+    served = {f.notebook.notebook_type for f in sync_options().notebook_selector}
+    assert {e.split(":", 1)[1] for e in events if e.startswith("onNotebook:")} == served
+    # the menus test the context key set from that list, never a list of their own
+    for menu, items in manifest["contributes"]["menus"].items():
+        for item in items:
+            when = item.get("when", "")
+            assert "editorLangId ==" not in when and "resourceLangId" not in when, (menu, when)
+            assert "editorLangId in chunkseam.languages" in when, (menu, when)
+
+
 def _code_server_dir() -> Path:
     require_tool("chromium")
     require_tool("rg")

@@ -83,7 +83,9 @@ const dirs = Object.fromEntries(
 );
 fs.mkdirSync(artifacts, { recursive: true });
 const workspace = dirs.workspace;
-fs.copyFileSync(path.join(here, "fixture", "guide.md"), path.join(workspace, "guide.md"));
+for (const name of ["guide.md", "retry.ts", "install.rst", "tabs.mdx", "retrieval.ipynb"]) {
+  fs.copyFileSync(path.join(here, "fixture", name), path.join(workspace, name));
+}
 fs.mkdirSync(path.join(workspace, ".vscode"));
 // An untrusted repository's modules that shadow chunkseam and what it imports:
 // opening the folder must never import them (each would leave a marker).
@@ -131,6 +133,8 @@ const settings = {
   "editor.fontSize": 14,
   "editor.wordWrap": "on",
   "markdown.validate.enabled": false,
+  // the squiggles of the TypeScript file are chunkseam's alone
+  "typescript.validate.enable": false,
   // the shadow modules stay on disk (where Python would find them) but out of the screenshots
   "files.exclude": { "chunkseam.py": true, "tiktoken.py": true, "markdown_it.py": true },
   "window.commandCenter": false,
@@ -184,7 +188,7 @@ let shotNo = 0;
 /** name -> file of the screenshots taken. */
 const shots = new Map();
 /** Screenshots used by the README: artifact name -> media file. */
-const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png" };
+const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", "notebook-bands": "notebook.png" };
 
 async function screenshot(name) {
   if (!page) {
@@ -589,6 +593,204 @@ try {
     return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;
   });
   await screenshot("after-quick-fix");
+
+  // -- every kind the server analyses: code (TypeScript) and reStructuredText --------------------
+  /** Open a file of the workspace from the explorer (Quick Open would cache its file list); wait for its tab. */
+  async function openFile(name) {
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
+    await row.waitFor({ timeout: WAIT });
+    await row.click();
+    await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ timeout: WAIT });
+  }
+
+  /** Problems rows of one file only (the panel's filter, cleared after). */
+  async function problemRowsOf(name, predicate) {
+    await page.keyboard.press("Control+Shift+M");
+    const filter = page.locator(".panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+    await filter.fill(`**/${name}`);
+    try {
+      return await waitFor(`the Problems rows of ${name}`, async () => {
+        const t = await texts(".markers-panel .monaco-list-row");
+        // the file's row, and none of another file
+        return t.some((x) => x.includes(name)) && !t.some((x) => /\.(md|mdx|ts|rst|ipynb)\b/.test(x) && !x.includes(name)) && predicate(t) ? t : undefined;
+      });
+    } finally {
+      await filter.fill("");
+    }
+  }
+
+  const previewButton = () => page.locator('.editor-actions .action-label[aria-label*="Preview Chunks of This Document"]').first();
+
+  /** The status bar's counts once they differ from `previous` (another document's). */
+  const statusOtherThan = (previous) =>
+    waitFor("the status bar for the new document", async () => {
+      const t = await statusText();
+      return t && t !== previous ? t : undefined;
+    });
+
+  /** Squiggles, a Problems row with `code`, code lenses that count the status bar's chunks. */
+  async function analysedKind(name, code) {
+    const before = await statusText();
+    await openFile(name);
+    const squiggles = await waitFor(`squiggles in ${name}`, async () => {
+      const n = await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count();
+      return n > 0 ? n : 0;
+    });
+    const status = await statusOtherThan(before);
+    const chunks = Number(/(\d+) chunks?/.exec(status)[1]);
+    assert(!/ 0 broken/.test(status), `no broken chunk: ${status}`);
+    const lenses = await waitFor(`code lenses of ${name}`, async () => {
+      const all = await texts(".monaco-editor .codelens-decoration");
+      return all.some((x) => new RegExp(`Chunk \\d+/${chunks} · \\d+ tokens?`).test(x) && /issue/.test(x)) ? all : undefined;
+    });
+    const lens = lenses.find((x) => /issue/.test(x)).trim();
+    const rows = await problemRowsOf(name, (t) => t.some((x) => x.includes(code)));
+    const row = rows.find((x) => x.includes(code));
+    // the menus follow the same list of languages (a context key)
+    await previewButton().waitFor({ timeout: WAIT });
+    return `${squiggles} squiggles; ${status.trim()}; lens "${lens}"; ${row.replace(/\s+/g, " ").slice(0, 120)}`;
+  }
+
+  // Each file's status bar must replace the previous one's: the fixtures'
+  // counts differ from one file to the next (5 chunks, 3 broken; 4, 2; 3, 1).
+  await check("a TypeScript file: CS201 split-definition squiggles, Problems row, lenses, status bar", async () =>
+    analysedKind("retry.ts", "CS201"),
+  );
+  await screenshot("typescript");
+  await closeTab("retry.ts");
+  await check("a reStructuredText file: CS003 in a code-block directive, Problems row, lenses, status bar", async () =>
+    analysedKind("install.rst", "CS003"),
+  );
+  await screenshot("restructuredtext");
+  await closeTab("install.rst");
+  // VS Code has no MDX language of its own: the file opens as plain text, and the server goes by its suffix
+  await check("an MDX file: CS008 for a cut inside a JSX element, Problems row, lenses, status bar", async () =>
+    analysedKind("tabs.mdx", "CS008"),
+  );
+  await screenshot("mdx");
+  await closeTab("tabs.mdx");
+
+  // -- a Jupyter notebook: diagnostics in the cells (notebook sync; the cells' pull) ---------------
+  const cellSquiggles = () =>
+    page.$$eval(".notebook-editor .code-cell-row", (rows) =>
+      rows.map((row) => ({
+        // the editor renders spaces as no-break spaces
+        text: ((row.querySelector(".view-lines") || { textContent: "" }).textContent || "").replace(/\u00a0/g, " "),
+        squiggles: row.querySelectorAll(".squiggly-warning, .squiggly-error").length,
+      })),
+    );
+  await check("a notebook: a squiggle in the code cell the cut splits, and a Problems row", async () => {
+    await openFile("retrieval.ipynb");
+    await page.locator(".notebook-editor .code-cell-row").first().waitFor({ timeout: WAIT });
+    const cells = await waitFor("a squiggle in a cell", async () => {
+      const c = await cellSquiggles();
+      return c.some((x) => x.squiggles > 0) ? c : undefined;
+    });
+    const marked = cells.filter((x) => x.squiggles > 0);
+    assert(marked.length === 1 && marked[0].text.includes("from pathlib import Path"), `squiggles in cells: ${JSON.stringify(marked)}`);
+    const rows = await problemRowsOf("retrieval.ipynb", (t) => t.some((x) => x.includes("CS003")));
+    const row = rows.find((x) => x.includes("CS003"));
+    assert(/code cell 2/.test(row), `the Problems row does not name the cell: ${row}`);
+    // the commands are for text editors: no preview button on a notebook
+    assert((await previewButton().count()) === 0, "a preview button in the notebook editor's title");
+    return `${marked[0].squiggles} squiggles in the cell "${marked[0].text.slice(0, 24)}…"; ${row.replace(/\s+/g, " ").slice(0, 140)}`;
+  });
+  await screenshot("notebook");
+
+  await check("a notebook: hover on the cell's squiggle shows the issue and the chunk", async () => {
+    const squiggle = page.locator(".notebook-editor .code-cell-row .squiggly-error, .notebook-editor .code-cell-row .squiggly-warning").last();
+    const box = await squiggle.boundingBox();
+    assert(box, "no squiggle in the cell to hover");
+    await page.mouse.move(box.x + Math.min(20, box.width / 2), box.y + box.height / 2 - 4);
+    const hover = page.locator(".monaco-hover:visible", { hasText: "CS003" });
+    await hover.first().waitFor({ timeout: WAIT });
+    const text = (await hover.first().textContent()).replace(/\s+/g, " ");
+    assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
+    return text.slice(0, 120);
+  });
+  await page.waitForTimeout(400); // the hover's fade-in, for the screenshot only
+  await screenshot("notebook-hover");
+  await page.keyboard.press("Escape");
+  await page.mouse.move(5, 5);
+
+  await check("a notebook: chunk bands in the code cell, the notebook's counts in the status bar", async () => {
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    const bands = await waitFor("bands in the code cell", async () => {
+      // as bandInfo: range decorations with a background colour (not the current line's highlight)
+      const n = await page.$$eval(".notebook-editor .code-cell-row .view-overlays .cdr, .notebook-editor .code-cell-row .view-overlays [class*='ced-']", (els) =>
+        els.filter((el) => {
+          const bg = getComputedStyle(el).backgroundColor;
+          return bg && bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent";
+        }).length,
+      );
+      return n > 0 ? n : 0;
+    });
+    // the notebook has 3 chunks, 1 broken (guide.md's counts differ; nothing else is open)
+    const status = await waitFor("the status bar for the notebook", async () => {
+      const t = await statusText();
+      return t && /⧉ 3 chunks · 1 broken/.test(t) ? t : undefined;
+    });
+    await page.keyboard.press("Escape");
+    return `${bands} band pieces in the cell; ${status.trim()}`;
+  });
+  await screenshot("notebook-bands");
+
+  await check("a notebook: lenses in the cells; clicking one shows the chunk of the notebook beside it", async () => {
+    const lenses = await waitFor("code lenses in the cells", async () => {
+      const t = await texts(".notebook-editor .codelens-decoration");
+      return t.some((x) => /Chunk 2\/\d+ · \d+ tokens?/.test(x)) ? t : undefined;
+    });
+    await page.locator(".notebook-editor .codelens-decoration a", { hasText: "Chunk 2/" }).first().click();
+    const tab = page.locator(".tabs-container .tab", { hasText: "chunk 2 of" }).first();
+    await tab.waitFor({ timeout: WAIT });
+    const view = await waitFor("the chunk's text", async () => {
+      const t = (await texts(".editor-instance .monaco-editor .view-lines")).map((x) => x.replace(/\u00a0/g, " "));
+      return t.find((x) => x.includes("docs = [p.read_text()"));
+    });
+    const title = (await tab.textContent()).trim();
+    await closeTab("chunk 2 of");
+    return `${lenses.filter(Boolean).join(" | ").slice(0, 120)}; ${title}; "${view.slice(0, 40)}…"`;
+  });
+
+  await check("a notebook: an edit in the cell that removes the cut removes the squiggle and the row; undo brings them back", async () => {
+    // join the cell's first line with the blank one after it: the cell fits one chunk
+    const line = page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first();
+    await line.click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Delete");
+    await waitFor("the squiggle to go", async () => (await cellSquiggles()).every((x) => x.squiggles === 0));
+    const cs003Rows = async () => {
+      await page.keyboard.press("Control+Shift+M");
+      const filter = page.locator(".panel .viewpane-filter input, .markers-panel-container .viewpane-filter input").first();
+      await filter.fill("**/retrieval.ipynb");
+      try {
+        // once the filter applies, no row of another file
+        const rows = await waitFor("the filtered Problems", async () => {
+          const t = await texts(".markers-panel .monaco-list-row");
+          return t.some((x) => /guide\.md|retry\.ts|install\.rst|tabs\.mdx/.test(x)) ? undefined : t;
+        }, 10_000);
+        return rows.filter((x) => x.includes("CS003")).length;
+      } finally {
+        await filter.fill("");
+      }
+    };
+    await waitFor("no CS003 row for the notebook", async () => (await cs003Rows()) === 0);
+    await screenshot("notebook-fixed");
+    // the same cell again, as it was: the cut and its diagnostics are back
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    await page.keyboard.press("Control+z");
+    const back = await waitFor("the squiggle back", async () => {
+      const c = await cellSquiggles();
+      const m = c.filter((x) => x.squiggles > 0);
+      return m.length === 1 && m[0].text.includes("from pathlib import Path") ? m[0] : undefined;
+    });
+    await waitFor("the CS003 row back", async () => (await cs003Rows()) === 1);
+    return `the squiggles and the CS003 row went with the edit; after undo ${back.squiggles} squiggles and the row again`;
+  });
+  // the notebook is as it was on disk (undone): it closes without asking
+  await waitFor("the notebook not dirty", async () => (await page.locator(".tabs-container .tab.dirty", { hasText: "retrieval.ipynb" }).count()) === 0, 10_000);
+  await closeTab("retrieval.ipynb");
+  await page.locator(".tabs-container .tab.active", { hasText: "guide.md" }).waitFor({ timeout: WAIT });
 
   // -- bad input: the server is restarted when its settings change ------------------------------
   // Workspace settings (.vscode/settings.json) override the user's; the

@@ -11,7 +11,8 @@
 
 import * as vscode from "vscode";
 
-import { ChunkStore, isChunkseamDocument } from "./chunkStore";
+import { hasChunks } from "./analysed";
+import { ChunkStore } from "./chunkStore";
 import { BandPlan, planBands, windowFor } from "./bands";
 import { Range } from "./protocol";
 
@@ -112,7 +113,7 @@ export class BandPainter implements vscode.Disposable {
   }
 
   private paintOrFetch(editor: vscode.TextEditor): void {
-    if (!isChunkseamDocument(editor.document)) {
+    if (!hasChunks(editor.document)) {
       return;
     }
     const cached = this.store.get(editor.document.uri);

@@ -8,7 +8,8 @@
 import * as vscode from "vscode";
 
 import { CHUNKS_REQUEST, ChunksResult, STATS_REQUEST, StatsResult, parseChunksResult, parseStatsResult } from "./protocol";
-import { DOCUMENT_SELECTOR, ServerManager } from "./server";
+import { hasChunks } from "./analysed";
+import { ServerManager } from "./server";
 
 export interface DocumentChunks {
   uri: string;
@@ -18,10 +19,6 @@ export interface DocumentChunks {
   stats: StatsResult;
   /** True when the stats were computed here because the server has no `chunkseam/stats`. */
   statsFromChunks: boolean;
-}
-
-export function isChunkseamDocument(doc: vscode.TextDocument): boolean {
-  return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
 }
 
 /** Statistics from the chunks and diagnostics, when the server does not answer `chunkseam/stats`. */
@@ -51,7 +48,7 @@ export class ChunkStore implements vscode.Disposable {
   constructor(private readonly server: ServerManager) {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length > 0 && isChunkseamDocument(e.document)) {
+        if (e.contentChanges.length > 0 && hasChunks(e.document)) {
           this.schedule(e.document, this.editDelay());
         }
       }),
@@ -59,7 +56,7 @@ export class ChunkStore implements vscode.Disposable {
       vscode.languages.onDidChangeDiagnostics((e) => {
         for (const uri of e.uris) {
           const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-          if (doc && isChunkseamDocument(doc)) {
+          if (doc && hasChunks(doc)) {
             this.schedule(doc, 30);
           }
         }
@@ -70,7 +67,7 @@ export class ChunkStore implements vscode.Disposable {
           // A moment's delay: the client opens the documents on the server
           // right after it reports running.
           for (const editor of vscode.window.visibleTextEditors) {
-            if (isChunkseamDocument(editor.document)) {
+            if (hasChunks(editor.document)) {
               this.schedule(editor.document, 150);
             }
           }
@@ -131,7 +128,9 @@ export class ChunkStore implements vscode.Disposable {
         return undefined;
       }
       const result = parseChunksResult(raw);
-      if (doc.version !== version || (result.version !== null && result.version !== doc.version)) {
+      // (a cell's answer carries its notebook's version, not the cell's)
+      const stale = result.version !== null && !result.notebook && result.version !== doc.version;
+      if (doc.version !== version || stale) {
         // The server answered for another version: ask again soon (bounded).
         if (attempt < 5) {
           await new Promise((r) => setTimeout(r, 150));

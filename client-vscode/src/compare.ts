@@ -10,6 +10,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import { COMPARE_REQUEST, defaultStrategiesFor, parseCompareResult, strategyItems, validatePick, webviewSafe } from "./compareArgs";
+import { analysed } from "./analysed";
+import { describeKinds } from "./languages";
 import { ServerManager } from "./server";
 
 export async function compareStrategies(
@@ -18,7 +20,7 @@ export async function compareStrategies(
   document: vscode.TextDocument | undefined,
 ): Promise<void> {
   if (!document) {
-    void vscode.window.showInformationMessage("chunkseam: open a Markdown, Python or text file to compare strategies.");
+    void vscode.window.showInformationMessage(`chunkseam: open a ${describeKinds(analysed())} to compare strategies.`);
     return;
   }
   const client = server.running;

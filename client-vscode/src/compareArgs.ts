@@ -1,5 +1,7 @@
 /** The pure half of `chunkseam.compareStrategies` (no `vscode` import). */
 
+import { isCodeLanguage } from "./languages";
+
 export const COMPARE_REQUEST = "chunkseam/compare";
 
 /** Descriptions of the strategies the quick pick offers (the server says which exist). */
@@ -31,7 +33,7 @@ export function strategyItems(available: readonly string[] | undefined): { name:
 
 /** Defaults for the quick pick, by language. */
 export function defaultStrategiesFor(languageId: string): string[] {
-  return languageId === "python" ? ["fixed", "recursive", "code"] : ["fixed", "recursive", "sentence", "markdown"];
+  return isCodeLanguage(languageId) ? ["fixed", "recursive", "code"] : ["fixed", "recursive", "sentence", "markdown"];
 }
 
 /** A message when the picked strategies cannot be compared, else undefined. */

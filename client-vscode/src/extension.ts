@@ -10,8 +10,11 @@ import { ExecuteCommandRequest } from "vscode-languageclient/node";
 import { BandPainter } from "./bandPainter";
 import { chunkAt } from "./bands";
 import { ChunkDocumentProvider, CHUNK_SCHEME } from "./chunkDocument";
-import { ChunkStore, isChunkseamDocument } from "./chunkStore";
+import { analysed, initAnalysed, isChunkseamDocument } from "./analysed";
+import { ChunkStore } from "./chunkStore";
 import { compareStrategies } from "./compare";
+import { describeKinds } from "./languages";
+import { NotebookDiagnostics } from "./notebookDiagnostics";
 import { PreviewPanels } from "./previewPanel";
 import { SHOW_CHUNK_COMMAND, comparePositions, parseShowChunkResult } from "./protocol";
 import { onPythonInterpreterChanged } from "./python";
@@ -35,6 +38,7 @@ function targetDocument(): vscode.TextDocument | undefined {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  initAnalysed(context.extension.packageJSON as { activationEvents?: unknown[] });
   const output = vscode.window.createOutputChannel("chunkseam", { log: true });
   context.subscriptions.push(output);
   const chunkDocs = new ChunkDocumentProvider();
@@ -56,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const doc = targetDocument();
       const client = manager?.running;
       if (!doc || !client) {
-        void vscode.window.showInformationMessage("chunkseam: open a Markdown, Python or text file first.");
+        void vscode.window.showInformationMessage(`chunkseam: open a ${describeKinds(analysed())} first.`);
         return undefined;
       }
       const data = await store.ensure(doc);
@@ -102,7 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const painter = new BandPainter(store);
   const statusBar = new StatusBar(store, server);
   const previews = new PreviewPanels(store);
-  context.subscriptions.push(store, painter, statusBar, previews);
+  const notebookDiagnostics = new NotebookDiagnostics(server);
+  context.subscriptions.push(store, painter, statusBar, previews, notebookDiagnostics);
 
   // A server that does not advertise `chunkseam.showChunk` still gets the
   // command: it is sent as workspace/executeCommand by this fallback.
@@ -134,7 +139,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("chunkseam.previewDocument", async () => {
       const doc = targetDocument();
       if (!doc) {
-        void vscode.window.showInformationMessage("chunkseam: open a Markdown, Python or text file to preview its chunks.");
+        void vscode.window.showInformationMessage(`chunkseam: open a ${describeKinds(analysed())} to preview its chunks.`);
         return;
       }
       await previews.open(doc);

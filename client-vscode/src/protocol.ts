@@ -40,6 +40,12 @@ export interface ChunksResult {
   error?: string;
   /** Errors of the configuration (a broken config file, bad values). */
   configErrors?: string[];
+  /**
+   * For a notebook cell: the notebook's URI. The chunks are the notebook's
+   * that hold some of the cell, in the cell's positions; `version` is the
+   * notebook's.
+   */
+  notebook?: string;
 }
 
 export interface StatsResult {
@@ -147,6 +153,9 @@ export function parseChunksResult(value: unknown): ChunksResult {
   }
   if (typeof v.error === "string" && v.error) {
     result.error = v.error;
+  }
+  if (typeof v.notebook === "string" && v.notebook) {
+    result.notebook = v.notebook;
   }
   if (Array.isArray(v.configErrors) && v.configErrors.length > 0) {
     result.configErrors = v.configErrors.map(String);

@@ -19,6 +19,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
+import { analysedSelector } from "./analysed";
 import { INSTALL_URL, ServerCommand, discoverServer, pythonEnv } from "./discovery";
 import {
   expandPath,
@@ -31,16 +32,6 @@ import {
 import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
-
-export const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = [
-  "markdown", "mdx", "restructuredtext", "python", "plaintext",
-  "javascript", "typescript", "typescriptreact", "go", "rust", "java",
-].flatMap(
-  (language) => [
-    { scheme: "file", language },
-    { scheme: "untitled", language },
-  ],
-);
 
 export type ServerStatus = "stopped" | "starting" | "running" | "unavailable" | "incompatible" | "crashed";
 
@@ -176,7 +167,7 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd, env: pythonEnv(process.env) },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: DOCUMENT_SELECTOR,
+      documentSelector: analysedSelector(),
       outputChannel: this.output,
       traceOutputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,

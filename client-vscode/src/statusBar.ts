@@ -2,7 +2,8 @@
 
 import * as vscode from "vscode";
 
-import { ChunkStore, isChunkseamDocument } from "./chunkStore";
+import { hasChunks } from "./analysed";
+import { ChunkStore } from "./chunkStore";
 import { ServerManager } from "./server";
 import { formatConfigErrors, formatStatus } from "./status";
 
@@ -23,7 +24,7 @@ export class StatusBar implements vscode.Disposable {
       server.onDidChangeStatus(() => this.update()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         this.update();
-        if (editor && isChunkseamDocument(editor.document) && !store.get(editor.document.uri)) {
+        if (editor && hasChunks(editor.document) && !store.get(editor.document.uri)) {
           void store.ensure(editor.document);
         }
       }),
@@ -39,7 +40,7 @@ export class StatusBar implements vscode.Disposable {
   update(): void {
     const editor = vscode.window.activeTextEditor;
     const enabled = vscode.workspace.getConfiguration("chunkseam").get<boolean>("statusBar.enable", true);
-    if (!enabled || !editor || !isChunkseamDocument(editor.document)) {
+    if (!enabled || !editor || !hasChunks(editor.document)) {
       this.item.hide();
       return;
     }

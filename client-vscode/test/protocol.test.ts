@@ -30,6 +30,11 @@ describe("parseChunksResult", () => {
     assert.deepEqual(parseChunksResult({ chunks: "x" }), { version: null, chunks: [] });
     assert.equal(parseChunksResult({ chunks: [{ index: 0, range: r(0, 0, 1, 0), issues: [{}, {}] }] }).chunks[0].issues, 2);
   });
+  it("keeps the notebook of a cell's answer (its version is the notebook's)", () => {
+    const res = parseChunksResult({ version: 7, notebook: "file:///nb.ipynb", cellUri: "vscode-notebook-cell:/nb.ipynb#W1", chunks: [] });
+    assert.equal(res.notebook, "file:///nb.ipynb");
+    assert.equal(parseChunksResult({ version: 7, chunks: [] }).notebook, undefined);
+  });
 });
 
 describe("parseStatsResult", () => {

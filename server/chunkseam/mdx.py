@@ -19,6 +19,10 @@ block that a Markdown parser reads as prose:
   whose ``info`` is the tag name and whose ``closed`` says whether the
   closing tag was found.
 
+* **Expressions** — a block that starts with ``{`` and ends with its
+  matching ``}`` at the end of a line (``{/* a comment */}``): a leaf of
+  kind ``esm`` whose ``info`` is ``expression``. An unclosed ``{`` is text.
+
 MDX also turns off indented code blocks (indentation inside JSX is layout),
 and so does the parser built here. HTML comments stay HTML blocks.
 """
@@ -199,11 +203,91 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
     return True
 
 
+#: the longest flow expression read as one block, and the characters a
+#: document may spend on lines that turn out not to start one
+_EXPRESSION_MAX = 20_000
+_EXPRESSION_BUDGET = 400_000
+
+
+def _expression_end(src: str, pos: int, limit: int) -> int | None:
+    """The offset after the ``}`` that closes the expression opened by
+    ``src[pos] == '{'`` (strings, template literals and comments skipped), or
+    None when it is not closed before ``limit``."""
+    depth = 0
+    i = pos
+    while i < limit:
+        c = src[i]
+        if c in "\"'`":
+            j = i + 1
+            while j < limit and src[j] != c:
+                j += 2 if src[j] == "\\" else 1
+            i = j + 1
+            continue
+        if src.startswith("/*", i):
+            j = src.find("*/", i + 2, limit)
+            if j < 0:
+                return None
+            i = j + 2
+            continue
+        if src.startswith("//", i):
+            j = src.find("\n", i, limit)
+            i = limit if j < 0 else j
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def expression_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """A flow expression: a line that starts with ``{`` and a block that ends
+    with the matching ``}`` (``{/* a comment */}``, ``{props.items.map(…)}``),
+    read as one leaf like ESM (``info`` "expression")."""
+    if state.sCount[start_line] - state.blkIndent >= 4:
+        return False
+    src = state.src
+    pos = state.bMarks[start_line] + state.tShift[start_line]
+    if pos >= len(src) or src[pos] != "{":
+        return False
+    # bounded work: an expression is read up to _EXPRESSION_MAX characters,
+    # and the scans that find none share one budget per document
+    budget = state.env.setdefault("mdx_expression_budget", [_EXPRESSION_BUDGET])
+    if budget[0] <= 0:
+        return False
+    limit = state.eMarks[end_line - 1] if end_line > start_line else state.eMarks[start_line]
+    limit = min(limit, pos + _EXPRESSION_MAX)
+    end = _expression_end(src, pos, limit)
+    if end is None:  # unclosed (an MDX syntax error) or too long: not read as one
+        budget[0] -= limit - pos
+        return False
+    last = start_line
+    while last + 1 < end_line and state.bMarks[last + 1] <= end - 1:
+        last += 1
+    if src[end : state.eMarks[last]].strip():
+        budget[0] -= end - pos
+        return False  # text after the expression: a paragraph that starts with one
+    closed = True
+    if silent:
+        return True
+    token = state.push("mdx_esm", "", 0)
+    token.map = [start_line, last + 1]
+    token.block = True
+    token.info = "expression"
+    token.meta = {"closed": closed}
+    state.line = last + 1
+    return True
+
+
 def mdx_plugin(md) -> None:
     """Add the ESM and JSX rules to a markdown-it parser and turn off
     indented code, as MDX does."""
     md.block.ruler.before("fence", "mdx_esm", esm_rule)
     md.block.ruler.before("html_block", "mdx_jsx", jsx_rule)
+    md.block.ruler.before("paragraph", "mdx_expression", expression_rule)
     md.disable("code")
 
 

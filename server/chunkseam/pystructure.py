@@ -417,8 +417,10 @@ class PyStructure:
         """``offset`` lies between two body statements of class ``d`` (the place
         where the ``code`` chunker splits a big class)."""
         body = d.body
+        text = self.text
         for a, b in zip(body, body[1:]):
-            if a.end <= offset <= b.start:
+            # (in the indentation before the next member is before it too)
+            if a.end <= offset and (offset <= b.start or not text[b.start : offset].strip()):
                 return True
             if offset < a.end:
                 return False

@@ -30,6 +30,7 @@ character offsets into the text; ``end`` excludes the trailing line break.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 _EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
 _DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)[ \t]*::")
@@ -44,7 +45,7 @@ _OPAQUE_DIRECTIVES = frozenset({
     "autosummary", "literalinclude", "include", "image", "figure", "highlight", "parsed-literal", "doctest",
     "testcode", "testoutput", "testsetup", "testcleanup", "tabularcolumns", "index", "meta", "sectionauthor",
     "codeauthor", "default-role", "role", "replace", "unicode", "date", "contents", "sectnum", "header",
-    "footer", "class", "program-output", "command-output", "kroki", "asciinema", "youtube",
+    "footer", "program-output", "command-output", "kroki", "asciinema", "youtube",
 })
 #: characters str.splitlines breaks lines at besides \r and \n: spaces for docutils
 _OTHER_BREAKS = {c: " " for c in (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
@@ -291,6 +292,144 @@ def _simple_table(t: _Text, i: int, no_end: dict[int, int]) -> tuple[int, int]:
     return i, -1
 
 
+_ROW_MARK = re.compile(r"[ \t]*[*+-](?:[ \t]|$)")
+_DASHES = re.compile(r"[ \t]*-+(?:[ \t]+-+)*[ \t]*$")
+_HEADER_ROWS = re.compile(r"[ \t]*:header-rows:[ \t]*(\d+)")
+
+
+#: what may stand before inline markup's start-string and after its end-string (docutils)
+_BEFORE = frozenset(" \t\r\n-:/'\"<([{\u2018\u201c\u00ab\u2019")
+_AFTER = frozenset(" \t\r\n-.,:;!?\\/'\")]}>\u2019\u201d\u00bb")
+_ROLE = re.compile(r":[\w.+:-]+:$")
+
+
+def inline_literals(text: str) -> list[tuple[int, int]]:
+    """The spans of a paragraph's inline literals (````code````) and
+    interpreted text (``:role:`target```, ```target`_``), by
+    reStructuredText's rules: a start-string after whitespace or an opening
+    mark and before a non-space, the end-string the first one after a
+    non-space and before whitespace or punctuation (so ````:kbd:`C-x````` ends
+    at its last two backticks). Linear in the text (the possible ends are
+    found once)."""
+    if "`" not in text:
+        return []
+    n = len(text)
+    ends1: list[int] = []  # a single backtick that can end interpreted text (offset after it)
+    ends2: list[int] = []  # "``" that can end an inline literal (its offset)
+    for m in re.finditer("`", text):
+        e = m.start()
+        if e == 0 or text[e - 1].isspace():
+            continue
+        if text.startswith("``", e):
+            tail = e + 2
+            if tail >= n or text[tail] in _AFTER:
+                ends2.append(e)
+        if text[e - 1] != "`" and not text.startswith("``", e):
+            tail = e + 1
+            while tail < n and tail < e + 3 and text[tail] == "_":
+                tail += 1
+            if tail >= n or text[tail] in _AFTER:
+                ends1.append(e)
+    out: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        a = text.find("`", i)
+        if a < 0 or a + 1 >= n:
+            return out
+        double = text.startswith("``", a)
+        body = a + (2 if double else 1)
+        if (a > 0 and text[a - 1] not in _BEFORE) or body >= n or text[body].isspace() or (
+                not double and text[body] == "`"):
+            i = a + (2 if double else 1)
+            continue
+        ends = ends2 if double else ends1
+        k = bisect_left(ends, body + 1)
+        if k >= len(ends):
+            i = body
+            continue
+        e = ends[k]
+        if double:
+            end = e + 2
+        else:
+            end = e + 1
+            while end < n and end < e + 3 and text[end] == "_":
+                end += 1
+        start = a
+        if not double:
+            m = _ROLE.search(text, max(0, a - 40), a)
+            if m and (m.start() == 0 or text[m.start() - 1] in _BEFORE):
+                start = m.start()
+        out.append((start, end))
+        i = end
+
+
+def _span(t: _Text, first: int, last: int) -> tuple[int, int]:
+    return t.starts[first] + t.indent(first), t.ends[last]
+
+
+def _table_rows(t: _Text, a: int, b: int, info: str, header: int) -> tuple[list, int]:
+    """The rows of the table on lines ``a``..``b`` as character spans, the
+    first being its header (what a reader needs to read the others), and the
+    end of that header. A row is what reStructuredText makes one: the lines
+    between two borders of a grid table, a line of a simple table with the
+    continuation lines under it (first column blank), an item of a
+    ``list-table``; a table with no header has its top border (or a table
+    directive's head: its line and options) as its first "row"."""
+    groups: list[tuple[int, int]] = []  # (first line, last line) of each row
+    head = (a, a)
+    hrows = 0
+    if info in _TABLE_DIRECTIVES:
+        k = a
+        while k + 1 <= b and not t.blank(k + 1) and t.line(k + 1).lstrip().startswith(":"):
+            k += 1
+            m = _HEADER_ROWS.match(t.line(k))
+            if m:
+                hrows = int(m.group(1))
+        head = (a, k)
+        body = [j for j in range(k + 1, b + 1) if not t.blank(j)]
+        ind = min((t.indent(j) for j in body), default=0)
+        for j in body:
+            starts_row = t.indent(j) == ind and (info == "csv-table" or _ROW_MARK.match(t.line(j)))
+            if starts_row or not groups:
+                groups.append((j, j))
+            else:
+                groups[-1] = (groups[-1][0], j)
+    elif _GRID.match(t.line(a)):
+        first = -1
+        for j in range(a + 1, b + 1):
+            if _GRID.match(t.line(j)):
+                if first >= 0:
+                    groups.append((first, j - 1))
+                first = -1
+                if j == header:
+                    hrows = len(groups)
+            elif first < 0:
+                first = j
+        if first >= 0:
+            groups.append((first, b))
+    else:  # a simple table: a row starts where its first column has text
+        col = len(t.line(a)) - len(t.line(a).lstrip())
+        width = len(t.line(a).strip().split()[0]) if t.line(a).strip() else 0
+        for j in range(a + 1, b + 1):
+            line = t.line(j)
+            if t.blank(j) or _SIMPLE_BORDER.match(line):
+                if j == header:
+                    hrows = len(groups)
+                continue
+            if _DASHES.match(line) or (groups and not line[col:col + width].strip()):
+                groups[-1] = (groups[-1][0], j)  # a column-span underline, a continuation line
+            else:
+                groups.append((j, j))
+    hrows = min(hrows, len(groups))
+    if hrows:
+        first = head[0] if info in _TABLE_DIRECTIVES else groups[0][0]
+        rows = [_span(t, first, groups[hrows - 1][1])] + [_span(t, f, la) for f, la in groups[hrows:]]
+        # the header ends with its border (`+===+`, `=== ===`) when it has one
+        return rows, t.ends[header] if header > 0 else rows[0][1]
+    rows = [_span(t, *head)] + [_span(t, f, la) for f, la in groups]
+    return rows, rows[0][1]
+
+
 def _after_colons(t: _Text, i: int) -> bool:
     return t.indent(i) > _colon_indent(t, i)
 
@@ -451,11 +590,7 @@ def records(text: str) -> tuple:
         rows: list = []
         hend = 0
         if kind == "table":
-            for k in range(a, b + 1):
-                if not t.blank(k) and not _GRID.match(t.line(k)) and not _SIMPLE_BORDER.match(t.line(k)):
-                    rows.append((t.starts[k] + t.indent(k), t.ends[k]))
-            if header >= 0:
-                hend = t.ends[header]
+            rows, hend = _table_rows(t, a, b, info, header)
         parent = stack[-1] if stack else None
         rec = [kind, s, e, level, title, parent, len(stack), info, rows or (), hend, True, a, b]
         out.append(rec)

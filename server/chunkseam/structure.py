@@ -334,6 +334,7 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
                 rec[10] = _html_closed(tok.content)
             elif kind == "esm":
                 rec[10] = tok.meta["closed"]
+                rec[7] = tok.info or ""  # "expression": an MDX {…} block
             out.append(rec)
         elif ttype == "inline" and stack and out[stack[-1]][0] == "heading":
             out[stack[-1]][4] = _plain_title(tok.content)

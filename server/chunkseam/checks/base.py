@@ -193,6 +193,7 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 class Span:
     start: int
     end: int  # exclusive: just after the closer
+    # (reStructuredText: "literal", "role", "interpreted" too)
     kind: str  # "parentheses" | "brackets" | "braces" | "link" | "code" | "html"
 
 
@@ -236,7 +237,17 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def paired_spans(text: str, base: int = 0) -> list[Span]:
+def _rst_span_kind(text: str, a: int, b: int) -> str:
+    """An inline literal (````x````), a role (``:meth:`x```), a hyperlink
+    reference (```x`_``) or interpreted text in the default role (```x```)."""
+    if text.startswith("``", a):
+        return "literal"
+    if text[a] == ":":
+        return "role"
+    return "link" if text[b - 1] == "_" else "interpreted"
+
+
+def paired_spans(text: str, base: int = 0, code: list[tuple] | None = None) -> list[Span]:
     """Bracket pairs, links and inline code spans of a paragraph or heading.
 
     Offsets are ``base`` + index into ``text``. Brackets inside code spans and
@@ -245,10 +256,12 @@ def paired_spans(text: str, base: int = 0) -> list[Span]:
     ``link`` span; an autolink ``<https://…>`` is a ``link`` too, and an inline
     HTML tag (``<dfn title="…">``, ``</dfn>``, ``<!-- … -->``) an ``html`` span.
     """
-    code = code_spans(text)
-    spans: list[Span] = [Span(base + a, base + b, "code") for a, b in code]
+    if code is None:  # (reStructuredText passes its inline literals and roles)
+        code = code_spans(text)
+    # (a third item names the span's kind: a reStructuredText "literal" or "role")
+    spans: list[Span] = [Span(base + c[0], base + c[1], c[2] if len(c) > 2 else "code") for c in code]
     if "<" in text:
-        code_starts = [a for a, _ in code]
+        code_starts = [c[0] for c in code]
         for pat, kind in ((_AUTOLINK, "link"), (_INLINE_HTML, "html")):
             for m in pat.finditer(text):
                 k = bisect.bisect_left(code_starts, m.end()) - 1  # last code span starting before
@@ -330,6 +343,7 @@ def has_prose(text: str, start: int, end: int) -> bool:
 
 _ATX_OPEN = re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t\r\n]|$)[ \t]*")
 _ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*")
 
 
 def heading_as_written(text: str, heading, width: int = 80) -> str:
@@ -342,8 +356,13 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
         raw = _ATX_CLOSE.sub("", raw[m.end() :].rstrip())
     else:
         lines = raw.splitlines()
-        if len(lines) > 1 and lines[-1].strip() and not lines[-1].strip().strip("=-"):
-            raw = "\n".join(lines[:-1])
+        # a setext underline (a reStructuredText title's under- and overline:
+        # one punctuation character repeated)
+        if len(lines) > 1 and _ADORNMENT.fullmatch(lines[-1].strip()):
+            lines = lines[:-1]
+            if len(lines) > 1 and _ADORNMENT.fullmatch(lines[0].strip()):
+                lines = lines[1:]
+            raw = "\n".join(lines)
     out = " ".join(raw.split())
     return out if len(out) <= width else out[: width - 1] + "…"
 
@@ -532,10 +551,19 @@ class Context:
             got = self._span_index[block.start] = _SpanIndex(self.spans(block))
         return got.innermost(offset)
 
+    def _rst_literals(self, piece: str) -> list[tuple[int, int, str]] | None:
+        from ..rst import inline_literals, is_rst
+
+        doc = self.doc
+        if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
+            return [(a, b, _rst_span_kind(piece, a, b)) for a, b in inline_literals(piece)]
+        return None
+
     def spans(self, block) -> list[Span]:
         got = self._spans.get(block.start)
         if got is None:
-            got = paired_spans(self.text[block.start : block.end], block.start)
+            piece = self.text[block.start : block.end]
+            got = paired_spans(piece, block.start, self._rst_literals(piece))
             self._spans[block.start] = got
         return got
 

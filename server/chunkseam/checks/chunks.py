@@ -34,16 +34,34 @@ _MARKUP = re.compile(r"(?:[ \t]*(?:>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*[*_~\
 
 
 def _first_line(text: str, start: int, end: int) -> tuple[int, int]:
-    """The first non-blank line of ``text[start:end]`` as a span."""
+    """The first line of ``text[start:end]`` with a word on it (past a
+    ``/**`` or a lone brace), else its first non-blank line, as a span."""
+    first = None
     s = start
-    while s < end and text[s].isspace():
-        s += 1
-    e = s
-    while e < end and text[e] not in "\r\n":
-        e += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    return (s, max(e, s))
+    while s < end:
+        while s < end and text[s].isspace():
+            s += 1
+        e = s
+        while e < end and text[e] not in "\r\n":
+            e += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s >= end:
+            break
+        if first is None:
+            first = (s, max(e, s))
+        if _WORDY.search(text, s, e):
+            return (s, max(e, s))
+        s = e + 1
+        if s - start > 400:
+            break
+    if first is None:
+        s = min(s, end)
+        return (s, s)
+    return first
+
+
+_WORDY = re.compile(r"\w")
 
 
 def _units(ctx: Context) -> str:
@@ -69,7 +87,10 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
     else:
         msg = f"chunk {view.position + 1} is over the size budget"
     if view.oversize:
-        msg += " (an atomic unit kept whole)"
+        from .code import kept_whole
+
+        what = kept_whole(ctx, view.start, view.end)
+        msg += f" ({what} kept whole)" if what else " (an atomic unit kept whole)"
     return ctx.issue("CS101", msg, s, e, chunk=view.position,
                      hint="split the unit, raise the size, or accept it",
                      chunk_span=[view.start, view.end], tokens=tokens, size=size)
@@ -86,7 +107,8 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
     while e > s and text[e - 1].isspace():
         e -= 1
     unit = _units(ctx)
-    msg = (f'chunk {view.position + 1} has only {view.tokens} {unit} '
+    one = unit[:-1] if view.tokens == 1 and unit.endswith("s") else unit  # "1 token", "1 char"
+    msg = (f'chunk {view.position + 1} has only {view.tokens} {one} '
            f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40)}"')
     return ctx.issue("CS102", msg, s, e, chunk=view.position,
                      hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
@@ -124,9 +146,13 @@ _SELF = re.compile(
     r"project|site|changelog|faq|reference|how-to|overview)s?\b", re.IGNORECASE)
 #: "This example shows…" followed by the example in the same chunk
 _FORWARD = re.compile(
-    r"(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:example|examples|snippet|snippets|code|sample|"
+    r"(?:this|these|the\s+following)\s+(?:[\w`*_'-]+\s+){0,3}?(?:example|examples|snippet|snippets|code|sample|"
     r"samples|listing|demo|script|command|commands)\b", re.IGNORECASE)
-_EXHIBIT = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}|\||<(?:pre|code|img|table|CodeGroup|Tabs)\b)", re.M)
+_EXHIBIT = re.compile(
+    r"^[ \t>]*(?:`{3,}|~{3,}|\||<(?:pre|code|img|table|CodeGroup|Tabs)\b)"
+    # reStructuredText: a code, table or image directive, a literal block's "::"
+    r"|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|literalinclude|doctest|testcode|list-table|"
+    r"csv-table|table|image|figure)[ \t]*::|::[ \t]*$", re.M)
 
 
 def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:

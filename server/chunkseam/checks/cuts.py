@@ -108,6 +108,16 @@ def _is_mdx(ctx: Context) -> bool:
     return str(path).lower().endswith(".mdx")
 
 
+_RST_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+[\w:.+-]+[ \t]*::")
+
+
+def _is_rst(ctx: Context) -> bool:
+    from ..rst import is_rst
+
+    doc = ctx.doc
+    return is_rst(doc.path, doc.uri, doc.language_id)
+
+
 def _fence_in(text: str, start: int, end: int, cut: int) -> tuple[int, int, str, str] | None:
     """The fence inside ``text[start:end]`` (indented content) holding ``cut``
     strictly between its opening and closing lines: ``(start, end, marker, info)``."""
@@ -193,6 +203,16 @@ def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                                hint="split the code block in two complete fences, or let the chunker keep it whole",
                                block=[fs, fe], marker=marker, info=info, closed=True)
         data: dict = {"block": [b.start, b.end]}
+        if b.kind == "fence" and _is_rst(ctx):
+            # a `.. code-block:: lang` directive or a `::` literal block: no
+            # fence marks to split it with
+            lang = b.info.split()[0] if b.info else ""
+            if _RST_DIRECTIVE.match(text, b.start):
+                what = f"inside a {lang} code block" if lang else "inside a code block"
+            else:
+                what = "inside a literal block"
+            return _finish(ctx, "CS003", cut, what, b.start, b.end,
+                           hint="let the chunker keep the code block whole", **data)
         if b.kind == "fence":
             m = _FENCE_MARK.match(text, _line_start(text, b.start))
             marker = m.group(1) if m else "```"
@@ -330,6 +350,9 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                 b.info, f"the reStructuredText directive \"{b.info}\"")
             return _finish(ctx, "CS008", cut, f"inside {what}", b.start, b.end,
                            hint="keep the block in one chunk", block=[b.start, b.end], kind="explicit")
+        if b.kind == "esm" and b.info == "expression":
+            return _finish(ctx, "CS008", cut, "inside an MDX expression {…}", b.start, b.end,
+                           hint="keep the expression in one chunk", block=[b.start, b.end], kind="esm")
         if b.kind == "esm":
             return _finish(ctx, "CS008", cut, "inside an MDX import/export block", b.start, b.end,
                            hint="keep the import/export statements in one chunk",
@@ -382,11 +405,15 @@ def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         what = f"inside body row {before + 1} of a table"
     elif before == 0:
         what = "right after a table header: the body rows lose it"
+    elif before == len(body) and c > body[-1][1]:
+        what = "in the border line that closes a table"  # (reStructuredText: all its rows before the cut)
     else:
         what = f"between body rows {before} and {before + 1} of a table: the rows after it lose their header"
     nxt = _next_line_start(text, c)
     prefix = text[_line_start(text, table.start) : table.start]
-    if before >= 1 and c > header_end and nxt < table.end and not prefix.strip():
+    # (not in reStructuredText: a header pasted between rows leaves the rows
+    # above without the border that closes a simple or grid table)
+    if before >= 1 and c > header_end and nxt < table.end and not prefix.strip() and not _is_rst(ctx):
         nl = _eol(text)
         header = text[_line_start(text, table.start) : header_end]
         data.update(fix="repeat-header", offset=nxt, insert=f"{nl}{header}{nl}")
@@ -412,6 +439,8 @@ def mid_word(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS006 split-brackets -------------------------------------------------------------------------
 
 _SPAN_WORDS = {"link": "inside a link", "code": "inside inline code",
+               "literal": "inside an inline literal", "role": "inside a role",
+               "interpreted": "inside interpreted text",
                "parentheses": "inside parentheses", "brackets": "inside square brackets",
                "braces": "inside braces", "html": "inside an HTML tag"}
 
@@ -479,8 +508,9 @@ def split_emphasis(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     piece = text[lo:hi]
     if "*" not in piece and "_" not in piece:
         return None
-    for a, b in code_spans(piece):  # markers inside inline code are literal
-        piece = piece[:a] + "x" * (b - a) + piece[b:]
+    rst = ctx._rst_literals(piece)  # (reStructuredText: its literals and roles)
+    for a, b in ([(x[0], x[1]) for x in rst] if rst is not None else code_spans(piece)):
+        piece = piece[:a] + "x" * (b - a) + piece[b:]  # markers inside inline code are literal
     for m in _EMPHASIS.finditer(piece):
         s, e = lo + m.start(), lo + m.end()
         if s >= c:
