@@ -282,6 +282,16 @@ async def test_untrusted_server_drops_hostile_chunker_and_tokenizer_settings(cli
         stats = as_dict(await request(client, "chunkseam/stats", uris[root]))
         assert stats["chunks"] > 0 and not stats.get("error"), stats
     assert any("allow-network" in m.message and "not trusted" in m.message for m in client.messages)
+    # files routed by type (no chunker set): the regex meant for LlamaIndex is not run
+    # when chunkseam/compare runs the document with llamaindex either
+    routed = repo(tmp_path, "routed", LLAMA_REGEX.replace('chunker = "llamaindex"\n', ""))
+    uri = (routed / "slow.md").as_uri()
+    open_doc(client, uri, SLOW_TEXT)
+    await wait_published(client, uri, version=1)
+    got = as_dict(await asyncio.wait_for(client.protocol.send_request_async(
+        "chunkseam/compare", {"textDocument": {"uri": uri}, "strategies": ["markdown", "llamaindex"]}),
+        TIMEOUT))
+    assert got["strategies"] == ["markdown", "llamaindex"] and not got["errors"], got["errors"]
 
 
 def test_dangling_words_are_bounded(tmp_path):
@@ -341,3 +351,22 @@ def test_vscode_ignores_a_workspaces_values_of_the_same_settings():
     for key in ("plugins", "tiktokenFile", "encoding", "allowNetwork", "chunkerOptions",
                 "server.path", "interpreter"):
         assert f"chunkseam.{key}" in restricted, key
+
+
+def test_options_are_gated_for_every_strategy_not_only_the_configured_one(tmp_path):
+    """chunkseam/compare runs a document with other strategies and the same options:
+    a regex meant for LlamaIndex is dropped even when the files are routed to markdown,
+    while options that are plain values for another library stay."""
+    routed = untrusted(repo(tmp_path, "routed", "[chunker-options]\n"
+                            'secondary-chunking-regex = "(a+)+$"\nparagraph-separator = "\\n\\n"\n'))
+    assert routed.settings.chunker is None
+    assert routed.settings.chunker_options == {"paragraph_separator": "\n\n"}
+    assert any("secondary-chunking-regex" in w for w in warnings_of(routed))
+    llama = untrusted(repo(tmp_path, "llama-plain", 'chunker = "llamaindex"\n[chunker-options]\n'
+                           'splitter = "SentenceSplitter"\nparagraph-separator = "\\n\\n"\n'))
+    assert llama.settings.chunker_options == {"splitter": "SentenceSplitter",
+                                              "paragraph_separator": "\n\n"}
+    assert not llama.errors
+    spacy = untrusted(repo(tmp_path, "spacy", 'chunker = "markdown"\n[chunker-options]\n'
+                           'splitter = "SpacyTextSplitter"\npipeline = "en_core_web_sm"\n'))
+    assert spacy.settings.chunker_options == {}

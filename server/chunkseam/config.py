@@ -675,27 +675,18 @@ def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
     return settings, errors
 
 
-def _chunkers_in_use(settings: Settings) -> list[str]:
-    """The chunkers a document may be given under ``settings``: the ``chunker``,
-    else every route's (the user's, the built-in ones and the per-kind defaults)."""
-    if settings.chunker:
-        return [settings.chunker]
-    from .settings import DEFAULT_ROUTES
-
-    return list(dict.fromkeys([*settings.chunkers.values(), *DEFAULT_ROUTES.values(),
-                               "markdown", "code", "sentence"]))
-
-
 def _untrusted_chunker_options(settings: Settings, source: str | None) -> tuple[Settings, list[ConfigError]]:
     """Drop the ``chunker-options`` an untrusted workspace's config file may not
-    set for the chunkers in use (each chunker says which, and why: a regular
-    expression a library runs with Python's ``re``, a splitter that imports
-    another library or loads a model), with one warning per chunker."""
+    set (each chunker says which, and why: a regular expression a library runs
+    with Python's ``re``, a splitter that imports another library or loads a
+    model), with one warning per chunker. Every registered chunker is asked,
+    not only the configured one: the options reach any strategy a document is
+    run with (``chunkseam/compare`` runs several)."""
     from . import chunkers
 
     options = dict(settings.chunker_options)
     errors: list[ConfigError] = []
-    for name in _chunkers_in_use(settings):
+    for name in chunkers.names():
         try:
             chunker = chunkers.get(name)
         except KeyError:

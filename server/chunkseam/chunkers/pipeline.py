@@ -454,12 +454,21 @@ UNTRUSTED_SPLITTERS = frozenset({
 _REGEX_WHY = "LangChain runs regular expression separators with Python's re, which cannot be interrupted"
 
 
+def _other_libraries_splitters() -> set[str]:
+    """The class names the other pipeline adapters take (``SentenceSplitter`` …):
+    options meant for them are not LangChain's, and LangChain refuses such a name."""
+    from . import _REGISTRY
+
+    return {c for chunker in list(_REGISTRY.values()) if chunker is not _CHUNKER
+            for c in (getattr(chunker, "classes", None) or ())}
+
+
 def untrusted_options(options: dict[str, Any]) -> dict[str, str]:
     """The keys of ``options`` an untrusted workspace's config file may not set
     for ``langchain`` -> why: all of them for a splitter that loads another
     library or a model; ``separator``/``separators`` with ``is_separator_regex``."""
     splitter = options.get("splitter") or DEFAULT_SPLITTER
-    if splitter not in UNTRUSTED_SPLITTERS:
+    if splitter not in UNTRUSTED_SPLITTERS and splitter not in _other_libraries_splitters():
         why = (f"the splitter {splitter!r} imports another library or loads a model when built "
                f"(in an untrusted workspace: one of {', '.join(sorted(UNTRUSTED_SPLITTERS))})")
         return {k: why for k in options}
@@ -535,4 +544,4 @@ class LangChainChunker:
         ]
 
 
-register(LangChainChunker())
+_CHUNKER = register(LangChainChunker())
