@@ -370,3 +370,15 @@ def test_options_are_gated_for_every_strategy_not_only_the_configured_one(tmp_pa
     spacy = untrusted(repo(tmp_path, "spacy", 'chunker = "markdown"\n[chunker-options]\n'
                            'splitter = "SpacyTextSplitter"\npipeline = "en_core_web_sm"\n'))
     assert spacy.settings.chunker_options == {}
+
+
+def test_the_chunks_command_runs_within_the_budget(tmp_path):
+    root = repo(tmp_path, "chunks", 'chunker = "recursive"\nunit = "chars"\nsize = 50\n'
+                "[chunker-options]\nseparators = [\"(a+)+$\", \"\\n\"]\nis-separator-regex = true\n")
+    (root / "slow.md").write_text(SLOW_TEXT, encoding="utf-8")
+    env = dict(os.environ, **{budget.ENV_SECONDS: "2"})
+    proc = subprocess.run([sys.executable, "-m", "chunkseam", "chunks", "slow.md"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "slow.md" in proc.stderr and "too large or too slow to analyse" in proc.stderr
+    assert "(a+)+$" in proc.stderr and "Traceback" not in proc.stderr
