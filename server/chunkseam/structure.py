@@ -540,6 +540,7 @@ class _Seg:
                 tuple(i for i, r in enumerate(recs) if r[6] == 0),
                 tuple((i, r[1], r[3], r[4]) for i, r in enumerate(recs)
                       if r[0] == "heading" and r[6] == 0),
+                tuple(r[1] for r in recs if r[0] == "heading"),
             )
         return index
 
@@ -1104,6 +1105,37 @@ class Structure:
                 i += 1
             k += 1
         return out
+
+    def first_leaf_between(self, start: int, end: int) -> Block | None:
+        """The first leaf (in document order) that starts in ``[start, end)``:
+        ``next((b for b in blocks_between(start, end) if b.is_leaf), None)``
+        without making the other blocks."""
+        k = max(0, self._seg_of(start))
+        n = len(self._segs)
+        while k < n and self._seg_starts[k] < end:
+            seg = self._segs[k]
+            base = self._seg_starts[k]
+            starts = seg.leaf_starts
+            j = bisect_left(starts, start - base)
+            if j < len(starts):
+                return self._block(k, seg.leaf_idx[j]) if starts[j] + base < end else None
+            k += 1
+        return None
+
+    def has_heading_between(self, start: int, end: int) -> bool:
+        """Whether a heading (at any depth) starts in ``[start, end)``: what
+        ``any(b.kind == "heading" for b in blocks_between(start, end))`` says,
+        without making the blocks (asked for every chunk on every edit)."""
+        k = max(0, self._seg_of(start))
+        n = len(self._segs)
+        while k < n and self._seg_starts[k] < end:
+            base = self._seg_starts[k]
+            heads = self._segs[k]._indexes()[5]
+            i = bisect_left(heads, start - base)
+            if i < len(heads) and heads[i] + base < end:
+                return True
+            k += 1
+        return False
 
     def _heading_index(self) -> list[int]:
         hs = self._heading_starts

@@ -112,6 +112,7 @@ chunks that end mid-sentence), or to the chunk that starts there ("start").
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -131,6 +132,7 @@ from .settings import Settings
 __all__ = ["Stats", "statistics", "total", "validate", "validate_text_only", "BROKEN_SEVERITIES"]
 
 _FIRST_EOL = re.compile(r"\r\n|\r|\n")
+_NOT_SPACE = re.compile(r"\S")
 
 #: severities that make a chunk "broken" in the statistics
 BROKEN_SEVERITIES = frozenset({"error", "warning"})
@@ -204,20 +206,28 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     ctx = Context(doc, settings, enabled, views, sizer)
 
     order = [(code, fn) for code, fn in _order(doc) if code in enabled]
+    judge = _CutJudge(ctx, order) if doc.kind == "markdown" else None
     if order:
         blocks = doc.kind in ("markdown", "text")
-        cached = _CutJudge(ctx, order) if doc.kind == "markdown" else None
-        for k, cut in enumerate(make_cuts(text, views)):
-            if not k % budget.STRIDE:
-                budget.check("checking the cuts")
-            found = cached.judge(cut) if cached is not None else _judge(ctx, order, cut, blocks)
-            if found is not None:
-                issues.append(found)
+        cuts = make_cuts(text, views)
+        if judge is not None:
+            issues.extend(judge.judge_all(cuts))
+        else:
+            for k, cut in enumerate(cuts):
+                if not k % budget.STRIDE:
+                    budget.check("checking the cuts")
+                found = _judge(ctx, order, cut, blocks)
+                if found is not None:
+                    issues.append(found)
 
     if any(c in enabled for c in ("CS101", "CS102")):
         _fill_tokens(views, text, settings, sizer)
-    first_content = len(text) - len(text.lstrip())
-    issues.extend(chunk_issues(ctx, first_content))
+    content = _NOT_SPACE.search(text)  # (no stripped copy of a large text)
+    first_content = content.start() if content is not None else len(text)
+    if judge is not None:
+        issues.extend(judge.chunk_issues_all(first_content))
+    else:
+        issues.extend(chunk_issues(ctx, first_content))
     if "CS304" in enabled:
         issues.extend(uncovered(ctx, claimed))
 
@@ -270,14 +280,21 @@ def _new_cut_cache() -> ByteLRU:
 
 
 _CUT_CACHE = _new_cut_cache()
-_RULE_KEYS: dict[tuple, tuple] = {}
+#: each distinct (rules, severities, line break) of a validation -> a small number that
+#: stands for it in the cut keys (a tuple is hashed anew in every key that holds it)
+_RULE_KEYS: dict[tuple, int] = {}
+_RULE_KEYS_LOCK = threading.Lock()
 _MISSING = object()
 _NO_ISSUE = (None,)  # a cached "the cut is clean"
 
 
 def clear_caches() -> None:
-    """Forget every cached cut judgement (benchmarks use it for cold figures)."""
+    """Forget every cached cut judgement and bracket-span index (benchmarks
+    use it for cold figures)."""
+    from .checks import base
+
     _CUT_CACHE.clear()
+    base.clear_caches()
 
 
 def _cacheable(issue: Issue) -> bool:
@@ -323,10 +340,103 @@ class _CutJudge:
         self.order = order
         self.st = ctx.structure
         eol = _FIRST_EOL.search(ctx.text)
+        from .sentences import current_language
+
+        # the sentence rules' language is part of a judgement (CS002's sentences)
         rules = (tuple(c for c, _fn in order), tuple(sorted(ctx.enabled.items())),
-                 eol.group() if eol else "")
-        # one object per distinct value: every cached key holds it
-        self.rules = _RULE_KEYS.setdefault(rules, rules) if len(_RULE_KEYS) < 256 else rules
+                 eol.group() if eol else "", current_language())
+        with _RULE_KEYS_LOCK:  # worker threads: two settings must never get one number
+            number = _RULE_KEYS.get(rules)
+            if number is None and len(_RULE_KEYS) < 256:
+                number = _RULE_KEYS[rules] = len(_RULE_KEYS)
+        # past 256 distinct settings the tuple itself (never equal to a number)
+        self.rules = number if number is not None else rules
+
+    def judge_all(self, cuts: list) -> list[Issue]:
+        """The issues of ``cuts`` (in order). Those before the first structure
+        segment that differs from the last run's on this document's nearest
+        ancestor (:meth:`~chunkseam.document.Document.lineage`) are that run's
+        when the cut is the same and so are the starts of its two chunks: the
+        key :meth:`judge` would look up is then the same (same segments around
+        it, same relative offsets), so is its judgement — found without
+        computing the key, per edit only the cuts from the edit on are looked
+        up. The run is kept on the document for the next version."""
+        ctx = self.ctx
+        key = ("validate-cuts", self.rules)
+        previous = _previous_run(ctx.doc, key)
+        reused = 0
+        found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
+        out: list[Issue] = []
+        if previous is not None:
+            old_serials, old_cuts, old_found, old_starts = previous
+            # a cut's neighbourhood reaches two segments past the one holding it
+            bound = self._common_bound(old_serials)
+            by_position = ctx.by_position
+            n = min(len(cuts), len(old_cuts))
+            while reused < n:
+                cut = cuts[reused]
+                last = cut.alt if cut.alt is not None else cut.offset
+                if last >= bound or cut != old_cuts[reused]:
+                    break
+                if not all(p is None or (p in by_position and by_position[p].start == old_starts.get(p))
+                           for p in (cut.left, cut.right)):
+                    break
+                kept = old_found[reused]
+                found_all.append(kept)
+                if kept is not None:
+                    out.append(_copy(kept))
+                reused += 1
+        for k, cut in enumerate(cuts[reused:]):
+            if not k % budget.STRIDE:
+                budget.check("checking the cuts")
+            found = self.judge(cut)
+            found_all.append(None if found is None else _copy(found))
+            if found is not None:
+                out.append(found)
+        starts = {v.position: v.start for v in ctx.chunks}
+        ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts))
+        return out
+
+    def _common_bound(self, old_serials: list) -> int:
+        """The offset before which a judgement reads only structure segments
+        that this version and the run of ``old_serials`` share (same texts,
+        same places): two segments before the first that differs."""
+        new_serials = self.st._serials
+        k = 0
+        limit = min(len(old_serials), len(new_serials))
+        while k < limit and old_serials[k] == new_serials[k]:
+            k += 1
+        return self.st._seg_starts[k - 2] if k >= 2 else 0
+
+    def chunk_issues_all(self, first_content: int) -> list[Issue]:
+        """The per-chunk issues (:func:`~chunkseam.checks.chunks.chunk_issues`).
+        Chunks ending before the edit's neighbourhood (see :meth:`judge_all`)
+        that are the last run's chunks (same place, size, heading path, size
+        flag and unit) keep that run's issues, when what every chunk's checks
+        share is unchanged too: the settings, the document's first content,
+        whether it has headings and whether it has more than one chunk."""
+        ctx = self.ctx
+        st = self.st
+        views = ctx.chunks
+        shared = (ctx.settings, first_content, bool(st.headings), len(views) < 2)
+        key = ("validate-chunks", self.rules)
+        previous = _previous_run(ctx.doc, key)
+        reused: list[Issue] = []
+        n = 0
+        if previous is not None and previous[1] == shared:
+            old_serials, _shared, old_views, old_issues = previous
+            bound = self._common_bound(old_serials)
+            limit = min(len(views), len(old_views))
+            while n < limit and views[n].end < bound and _view_key(views[n]) == old_views[n]:
+                n += 1
+            if n:
+                kept = {views[i].position for i in range(n)}
+                reused = [i for i in old_issues if i.chunk in kept]
+        fresh = chunk_issues(ctx, first_content, views[n:])
+        # the run keeps its own copies, the caller gets others (it may change them)
+        own = reused + [_copy(i) for i in fresh]
+        ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
+        return [_copy(i) for i in reused] + fresh
 
     def _start(self, position: int | None, lo: int, hi: int) -> int | None:
         if position is None:
@@ -356,6 +466,34 @@ class _CutJudge:
             _CUT_CACHE.put(key, (lo, _shifted(found, 0)),
                            900 + len(found.message) + len(found.data) * 120)
         return found
+
+
+def _copy(issue: Issue) -> Issue:
+    """A copy of ``issue`` that shares nothing changeable with it (its data's
+    lists copied, as :func:`_shifted` copies them)."""
+    data = issue.data
+    if isinstance(data, dict):
+        data = {k: (list(v) if isinstance(v, list) else v) for k, v in data.items()}
+    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+                 issue.chunk, issue.other_chunk, issue.cut, issue.related, issue.related_message,
+                 issue.fix, data, issue.unit)
+
+
+def _view_key(view: ChunkView) -> tuple:
+    """What the per-chunk checks read of a chunk besides the document."""
+    meta = getattr(view.obj, "meta", None)
+    unit = meta.get("size_unit") if isinstance(meta, dict) else None
+    return (view.position, view.start, view.end, view.tokens, view.heading_path, view.oversize, unit)
+
+
+def _previous_run(doc: Document, key: Any) -> Any:
+    """What :meth:`_CutJudge.judge_all` kept under ``key`` on ``doc``'s
+    nearest ancestor that has it."""
+    for ancestor, _a, _b, _n in doc.lineage():
+        run = ancestor.memoised(key)
+        if run is not None:
+            return run
+    return None
 
 
 # -- statistics ----------------------------------------------------------------------------

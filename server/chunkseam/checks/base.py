@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from ..cache import ByteLRU, text_key
 from ..document import Document
 from ..issue import Issue
 from ..sentences import segment
@@ -367,6 +368,16 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
     return out if len(out) <= width else out[: width - 1] + "…"
 
 
+#: estimated bytes of the bracket-span indexes kept (see :mod:`chunkseam.cache`)
+SPAN_CACHE_BYTES = 8 * 1024 * 1024
+_SPAN_CACHE = ByteLRU("bracket spans", SPAN_CACHE_BYTES)
+
+
+def clear_caches() -> None:
+    """Forget every cached bracket-span index (benchmarks use it for cold figures)."""
+    _SPAN_CACHE.clear()
+
+
 class _SpanIndex:
     """Spans sorted by start, with a segment tree of their ends: the last span
     starting before an offset whose end is past it, in O(log n)."""
@@ -545,11 +556,28 @@ class Context:
         """Of the spans of ``block`` that strictly contain ``offset``
         (``start < offset < end``), the last in (start, -end) order — the
         greatest start, and of equal starts the smallest end — in logarithmic
-        time (a max-end segment tree over the sorted spans)."""
-        got = self._span_index.get(block.start)
+        time (a max-end segment tree over the sorted spans). The index of a
+        block's spans depends on its text and on whether the document is
+        reStructuredText (its inline literals and roles, see :meth:`spans`)
+        only: it is kept across versions and documents by those (offsets
+        relative to the block), so an edit that moves every later cut (a
+        ``fixed`` chunker) finds the paragraphs indexed."""
+        base = block.start
+        got = self._span_index.get(base)
         if got is None:
-            got = self._span_index[block.start] = _SpanIndex(self.spans(block))
-        return got.innermost(offset)
+            piece = self.text[base : block.end]
+            from ..rst import is_rst
+
+            doc = self.doc
+            rst = doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id)
+            key = (rst, piece if len(piece) <= 64 else text_key(piece))
+            got = _SPAN_CACHE.get(key)
+            if got is None:
+                got = _SpanIndex(paired_spans(piece, 0, self._rst_literals(piece)))
+                _SPAN_CACHE.put(key, got, 200 + 150 * len(got.spans) + (len(piece) if len(piece) <= 64 else 40))
+            self._span_index[base] = got
+        found = got.innermost(offset - base)
+        return None if found is None else Span(found.start + base, found.end + base, found.kind)
 
     def _rst_literals(self, piece: str) -> list[tuple[int, int, str]] | None:
         from ..rst import inline_literals, is_rst
@@ -610,6 +638,9 @@ class Context:
         return (cut.offset, hi), f"continues in {where}"
 
 
+_SPACE = re.compile(r"\s")
+
+
 def at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
     """The range an issue at ``cut`` covers inside its unit ``[lo, hi)``: it
     starts at the cut itself and runs to the end of the line holding the
@@ -620,9 +651,8 @@ def at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
     if hi - lo <= 0:
         return (lo, hi)
     c = max(lo, min(cut, hi))
-    if lo < cut < hi and not any(ch in text[lo:hi] for ch in "\r\n") and hi - lo <= 256 \
-            and not any(ch.isspace() for ch in text[lo:hi]):
-        return (lo, hi)  # a word
+    if lo < cut < hi and hi - lo <= 256 and not _SPACE.search(text, lo, hi):
+        return (lo, hi)  # a word (no line break, no space: \s is str.isspace's set)
     j = c
     while j < hi and text[j] in " \t\r\n":
         j += 1

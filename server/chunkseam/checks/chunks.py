@@ -183,7 +183,7 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
     leaf = st.leaf_at(f)
     if leaf is None:
         # in container markup (a list marker, a quote marker): the next leaf
-        nxt = next((b for b in st.blocks_between(f, view.end) if b.is_leaf), None)
+        nxt = st.first_leaf_between(f, view.end)
         if nxt is None or nxt.kind != "paragraph" or text[f : nxt.start].strip(" \t>-+*0123456789.)"):
             return None
         leaf, p = nxt, nxt.start
@@ -217,7 +217,7 @@ def no_context(ctx: Context, view: ChunkView) -> Issue | None:
     st = ctx.structure
     if not st.headings:
         return None
-    if any(b.kind == "heading" for b in st.blocks_between(view.start, view.end)):
+    if st.has_heading_between(view.start, view.end):
         return None
     path = st.heading_path_at(view.start)
     if not path:
@@ -292,10 +292,15 @@ def _cut_at(sizer, text: str, budget: int) -> int:
     return lo
 
 
-def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
+def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
+    """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
+    from ..embedding_models import model_limit
+
     out: list[Issue] = []
     on = ctx.enabled
-    for k, view in enumerate(ctx.chunks):
+    # no model limit configured: CS105 has nothing to check in any chunk (asked once)
+    limited = "CS105" in on and bool(model_limit(ctx.settings))
+    for k, view in enumerate(ctx.chunks if views is None else views):
         if not k % budget.STRIDE:
             budget.check("checking the chunks")
         if "CS101" in on and (i := oversize(ctx, view)):
@@ -306,6 +311,6 @@ def chunk_issues(ctx: Context, first_content: int) -> list[Issue]:
             out.append(i)
         if "CS104" in on and (i := no_context(ctx, view)):
             out.append(i)
-        if "CS105" in on and (i := over_model_limit(ctx, view)):
+        if limited and (i := over_model_limit(ctx, view)):
             out.append(i)
     return out

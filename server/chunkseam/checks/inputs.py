@@ -18,6 +18,7 @@ are fine. CS304 uncovered-text reports non-blank text that no chunk holds.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from typing import Any
 
@@ -101,7 +102,7 @@ def read_chunks(doc_text: str, chunks: Any, make_issue) -> tuple[list[ChunkView]
         if text is not None and text != doc_text[start:end]:
             issues.append(_mismatch(doc_text, pos, start, end, text, make_issue))
             continue
-        if not doc_text[start:end].strip():
+        if _NOT_SPACE.search(doc_text, start, end) is None:  # blank (without a copy of it)
             what = "is empty" if start == end else "holds only whitespace"
             issues.append(make_issue("CS303", f"chunk {pos + 1} {what}", start, end, chunk=pos,
                                      hint="drop empty chunks before embedding"))
@@ -186,15 +187,21 @@ def _mismatch(doc_text: str, pos: int, start: int, end: int, text: str, make_iss
                       found=found[:5], occurrences=len(found) if len(found) <= 5 else None)
 
 
+_NOT_SPACE = re.compile(r"\S")
+
+
 def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
     """Every place where a chunk starts or ends inside the document's content."""
     if not views:
         return []
-    stripped = text.strip()
-    if not stripped:
+    # (no stripped copies of a large text: \S is str.strip's complement)
+    m = _NOT_SPACE.search(text)
+    if m is None:
         return []
-    first = len(text) - len(text.lstrip())
-    last = len(text.rstrip())  # offsets >= last are trailing whitespace
+    first = m.start()
+    last = len(text)  # offsets >= last are trailing whitespace
+    while text[last - 1].isspace():
+        last -= 1
     ends: dict[int, list[int]] = {}
     starts: dict[int, list[int]] = {}
     for i, v in enumerate(views):
@@ -226,11 +233,13 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
         s_list = starts.get(c, [])
         cover = covering(c) if not (e_list and s_list) else []
         if e_list:
-            left = views[min(e_list, key=lambda i: views[i].position)].position
+            left = (views[e_list[0]].position if len(e_list) == 1
+                    else min(views[i].position for i in e_list))
         else:
             left = views[cover[-1]].position if cover else None
         if s_list:
-            right = views[min(s_list, key=lambda i: views[i].position)].position
+            right = (views[s_list[0]].position if len(s_list) == 1
+                     else min(views[i].position for i in s_list))
         else:
             right = views[cover[0]].position if cover else None
         side = "both" if e_list and s_list else ("end" if e_list else "start")

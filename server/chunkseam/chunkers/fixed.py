@@ -101,7 +101,8 @@ class _TokenText:
     running total over the whole text."""
 
     def __init__(self, text: str, sizer: Sizer, encoding: Any,
-                 spliced: tuple[Any, int, Any] | None = None) -> None:
+                 spliced: tuple[Any, int, Any] | None = None,
+                 edited: tuple["_TokenText", int, int, int] | None = None) -> None:
         self.text = text
         self.count = sizer.count
         try:
@@ -133,12 +134,39 @@ class _TokenText:
         self._extra: list[int] = [0]
         self._mb_bytes: list[int] = []
         if not self.ascii:
-            mb, extra, at = self._multibyte, self._extra, self._mb_bytes
-            for m in _MULTIBYTE.finditer(plain):
-                c = m.start()
-                mb.append(c)
-                at.append(c + extra[-1])
-                extra.append(extra[-1] + len(m.group().encode("utf-8")) - 1)
+            if edited is not None and not edited[0].surrogates and not surrogates:
+                self._splice_multibyte(plain, *edited)
+            else:
+                self._index_multibyte(plain, 0, len(plain))
+
+    def _index_multibyte(self, plain: str, a: int, b: int) -> None:
+        """Index the characters of more than one UTF-8 byte in ``plain[a:b]``
+        (appended: ``a`` is past every one indexed so far)."""
+        mb, extra, at = self._multibyte, self._extra, self._mb_bytes
+        for m in _MULTIBYTE.finditer(plain, a, b):
+            c = m.start()
+            mb.append(c)
+            at.append(c + extra[-1])
+            extra.append(extra[-1] + len(m.group().encode("utf-8")) - 1)
+
+    def _splice_multibyte(self, plain: str, old: "_TokenText", a: int, b: int, ins: int) -> None:
+        """The index of :meth:`_index_multibyte` from ``old``'s, this text being
+        ``old``'s with ``[a, b)`` replaced by ``ins`` characters: kept before
+        the edit, made for the inserted text, shifted after it (an edit of a
+        large non-ASCII text no longer walks all its characters)."""
+        omb, oextra, oat = old._multibyte, old._extra, old._mb_bytes
+        i0 = bisect.bisect_left(omb, a)
+        i1 = bisect.bisect_left(omb, b)
+        self._multibyte = omb[:i0]
+        self._mb_bytes = oat[:i0]
+        self._extra = oextra[: i0 + 1]
+        self._index_multibyte(plain, a, a + ins)
+        if i1 < len(omb):
+            dc = ins - (b - a)  # characters
+            dx = self._extra[-1] - oextra[i1]  # extra bytes before the first one after the edit
+            self._multibyte.extend([c + dc for c in omb[i1:]])
+            self._mb_bytes.extend([x + dc + dx for x in oat[i1:]])
+            self._extra.extend([e + dx for e in oextra[i1 + 1 :]])
 
     def offset(self, k: int) -> int:
         """Byte offset of token ``k`` (``n_tokens``: the end)."""

@@ -653,7 +653,9 @@ def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
             tokens = _splice_tokens(text, old, a, b, ins, encoding)
             if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
                 tokens = None
-    encoded = _TokenText(text, sizer, encoding, tokens)
+    # the character index of multi-byte characters is spliced too (any sizer)
+    encoded = _TokenText(text, sizer, encoding, tokens,
+                         edited=previous)
     if key is not None:
         doc.memo(key, lambda: encoded)
     return encoded

@@ -15,6 +15,7 @@ diagnostic at the top of the file that says how many more there are.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -68,7 +69,71 @@ def lsp_range(doc: Any, start: int, end: int, encoding: str) -> types.Range:
     return types.Range(types.Position(s.line, s.character), types.Position(e.line, e.character))
 
 
+class Positions:
+    """LSP positions of offsets in one document version: what
+    :meth:`chunkseam.document.Document.offset_to_position` gives, with the
+    line index looked up once per offset (thousands of diagnostics of a
+    large document are converted per edit), each offset computed once."""
+
+    __slots__ = ("doc", "text", "starts", "n", "encoding", "memo")
+
+    def __init__(self, doc: Any, encoding: str) -> None:
+        self.doc = doc
+        self.text = doc.text
+        self.starts = doc.line_starts
+        self.n = len(self.text)
+        self.encoding = encoding
+        self.memo: dict[int, tuple[int, int]] = {}
+
+    def clamp(self, offset: int) -> int:
+        return 0 if offset < 0 else (self.n if offset > self.n else offset)
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """``(line, character)`` of ``offset`` (clamped into the text)."""
+        got = self.memo.get(offset)
+        if got is not None:
+            return got
+        o = self.clamp(offset)
+        starts = self.starts
+        line = bisect_right(starts, o) - 1
+        if line < 0:
+            line = 0
+        start = starts[line]
+        nxt = starts[line + 1] if line + 1 < len(starts) else self.n
+        if o > nxt - 3:  # perhaps inside the line break (at most 2 characters): clamp to the content
+            end = self.doc.line_end(line)
+            if o > end:
+                o = end
+        piece = self.text[start:o]
+        if self.encoding == "utf-32" or piece.isascii():
+            col = len(piece)
+        elif self.encoding == "utf-16":
+            col = len(piece.encode("utf-16-le", "surrogatepass")) // 2
+        else:
+            col = len(piece.encode("utf-8", "surrogatepass"))
+        got = self.memo[offset] = (line, col)
+        return got
+
+    def range(self, start: int, end: int) -> types.Range:
+        """Equal to :func:`lsp_range` ``(doc, start, end, encoding)``."""
+        start = self.clamp(start)
+        end = self.clamp(end)
+        if end < start:
+            end = start
+        s = self.at(start)
+        e = self.at(end)
+        return types.Range(types.Position(s[0], s[1]), types.Position(e[0], e[1]))
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def _jsonable(value: Any) -> Any:
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is list and all(type(v) is int for v in value):
+        return list(value)
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, dict):
@@ -95,7 +160,12 @@ def unit_noun(issue: Any) -> str:
     return _UNIT_NOUNS.get(issue.code, "unit")
 
 
-def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagnostic:
+def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
+                  positions: Positions | None = None) -> types.Diagnostic:
+    """The diagnostic of ``issue`` (``positions``: a :class:`Positions` of
+    ``doc`` and ``encoding`` shared by the diagnostics of one build)."""
+    if positions is None:
+        positions = Positions(doc, encoding)
     related = None
     if issue.related:
         rs, re_ = issue.related
@@ -104,14 +174,14 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagno
             f"the other side of the cut (chunk {other + 1})" if other is not None
             else "the other side of the cut")
         related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=lsp_range(doc, rs, re_, encoding)),
+            location=types.Location(uri=uri, range=positions.range(rs, re_)),
             message=message,
         )]
     unit = getattr(issue, "unit", None)
     if unit is not None and tuple(unit) != (issue.start, issue.end):
         # the whole broken unit (the diagnostic's range is only the part at the cut)
         related = (related or []) + [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=lsp_range(doc, unit[0], unit[1], encoding)),
+            location=types.Location(uri=uri, range=positions.range(unit[0], unit[1])),
             message=f"the {unit_noun(issue)} that the cut breaks",
         )]
     data = {
@@ -129,7 +199,7 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagno
     if issue.data:
         data["data"] = _jsonable(issue.data)
     return types.Diagnostic(
-        range=lsp_range(doc, issue.start, issue.end, encoding),
+        range=positions.range(issue.start, issue.end),
         message=issue.message or issue.name,
         severity=severity(issue.severity),
         code=issue.code,
@@ -138,6 +208,66 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str) -> types.Diagno
         related_information=related,
         data=data,
     )
+
+
+def _wire_range(r: types.Range) -> dict[str, Any]:
+    s, e = r.start, r.end
+    return {"start": {"line": s.line, "character": s.character},
+            "end": {"line": e.line, "character": e.character}}
+
+
+def _wire_diagnostic(d: types.Diagnostic) -> dict[str, Any]:
+    """What pygls' converter makes of a diagnostic (None fields left out,
+    enumerations as their values), written out: cattrs' generic functions
+    take ~30 µs per diagnostic, and a publication of a large document holds
+    a thousand of them (tests/test_lsp_unit.py compares the two)."""
+    out: dict[str, Any] = {"range": _wire_range(d.range), "message": d.message}
+    if d.severity is not None:
+        out["severity"] = getattr(d.severity, "value", d.severity)
+    if d.code is not None:
+        out["code"] = d.code
+    if d.code_description is not None:
+        out["codeDescription"] = {"href": d.code_description.href}
+    if d.source is not None:
+        out["source"] = d.source
+    if d.tags is not None:
+        out["tags"] = [getattr(t, "value", t) for t in d.tags]
+    if d.related_information is not None:
+        out["relatedInformation"] = [
+            {"location": {"uri": r.location.uri, "range": _wire_range(r.location.range)},
+             "message": r.message} for r in d.related_information]
+    if d.data is not None:
+        # JSON data as built here; anything else is turned into JSON by the
+        # writer's fallback (pygls' json.dumps default), as it would be
+        out["data"] = d.data
+    return out
+
+
+def _wire_fields_known() -> bool:
+    """Whether lsprotocol's classes have exactly the fields written out above
+    (a newer lsprotocol with more: its own converter is used)."""
+    import attrs
+
+    def names(cls: type) -> tuple[str, ...]:
+        return tuple(f.name for f in attrs.fields(cls))
+
+    return (names(types.Diagnostic) == ("range", "message", "severity", "code", "code_description",
+                                        "source", "tags", "related_information", "data")
+            and names(types.DiagnosticRelatedInformation) == ("location", "message")
+            and names(types.Location) == ("uri", "range")
+            and names(types.Range) == ("start", "end")
+            and names(types.Position) == ("line", "character")
+            and names(types.CodeDescription) == ("href",))
+
+
+def converter() -> Any:
+    """pygls' converter, diagnostics written out by :func:`_wire_diagnostic`."""
+    from pygls.protocol import default_converter
+
+    conv = default_converter()
+    if _wire_fields_known():
+        conv.register_unstructure_hook(types.Diagnostic, _wire_diagnostic)
+    return conv
 
 
 def internal_error(message: str) -> types.Diagnostic:
@@ -171,7 +301,8 @@ def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnosti
     if limit <= 0 or len(diagnostics) <= limit:
         return diagnostics
     keep = limit - 1
-    order = sorted(range(len(diagnostics)), key=lambda i: (_rank(diagnostics[i]), i))
+    ranks = [_rank(d) for d in diagnostics]
+    order = sorted(range(len(diagnostics)), key=ranks.__getitem__)  # stable: ties in document order
     kept = [diagnostics[i] for i in sorted(order[:keep])]
     left = [diagnostics[i] for i in order[keep:]]
     counts = [0, 0, 0, 0]
@@ -193,18 +324,87 @@ def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnosti
 
 def build(result: "Result", encoding: str, limit: int = 0) -> list[types.Diagnostic]:
     """The diagnostics of a result (runs in the worker thread), at most
-    ``limit`` of them (0: no cap; see :func:`cap`)."""
+    ``limit`` of them (0: no cap; see :func:`cap`).
+
+    An issue of an edited document that is equal to one of the previous
+    version's and lies on the lines before the edit has the same positions:
+    its diagnostic is that version's, with this version's number in its data
+    (see :func:`_previous`)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
         return []
     doc = result.doc
+    uri = result.uri
+    positions = Positions(doc, encoding)
+    version = getattr(doc, "version", None)
+    previous, bound = _previous(doc, uri, encoding)
     out = []
     for issue in result.analysis.issues:
         if issue.severity == "off":
             continue
-        out.append(to_diagnostic(issue, doc, result.uri, encoding))
+        d = None
+        if previous and _below(issue, bound):
+            hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
+            if hit is not None and hit[0] == issue:
+                d = _renewed(hit[1], version)
+        if d is None:
+            d = to_diagnostic(issue, doc, uri, encoding, positions)
+        out.append(d)
+    doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out))
     return cap(out, limit)
+
+
+def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int]:
+    """The diagnostics built for this document or its nearest ancestor
+    (:meth:`~chunkseam.document.Document.lineage`), by issue, and the offset
+    below which positions are unchanged since: the start of the line before
+    the one the edit starts on (a CR there may have been joined to an LF)."""
+    key = ("lsp-diagnostics", uri, encoding)
+    found = doc.memoised(key)
+    bound = len(doc.text) + 1
+    if found is None:
+        for ancestor, a, _b, _n in doc.lineage():
+            found = ancestor.memoised(key)
+            if found is not None:
+                starts = doc.line_starts
+                bound = starts[max(bisect_right(starts, a) - 2, 0)]
+                break
+    if found is None or bound <= 0:
+        return None, 0
+    issues, diags = found
+    by_issue: dict = {}
+    k = 0
+    for issue in issues:
+        if issue.severity == "off":
+            continue
+        if issue.start < bound:
+            by_issue.setdefault((issue.start, issue.end, issue.cut, issue.code), (issue, diags[k]))
+        k += 1
+    return by_issue, bound
+
+
+def _below(issue: Any, bound: int) -> bool:
+    """Whether every offset a diagnostic of ``issue`` shows is below ``bound``."""
+    if issue.start >= bound or issue.end >= bound:
+        return False
+    related = issue.related
+    if related and (related[0] >= bound or related[1] >= bound):
+        return False
+    unit = issue.unit
+    return unit is None or (unit[0] < bound and unit[1] < bound)
+
+
+def _renewed(d: types.Diagnostic, version: Any) -> types.Diagnostic:
+    """``d`` for another version of the same text before an edit: its parts
+    (ranges, related information) shared, its data naming ``version``."""
+    data = d.data
+    if isinstance(data, dict) and data.get("version") != version:
+        data = dict(data)
+        data["version"] = version
+    return types.Diagnostic(range=d.range, message=d.message, severity=d.severity, code=d.code,
+                            code_description=d.code_description, source=d.source, tags=d.tags,
+                            related_information=d.related_information, data=data)
 
 
 def publish(server: Any, result: "Result", limit: int = 0) -> None:

@@ -377,6 +377,9 @@ class DocumentStore:
             # same text and settings (a save, an undo back, a no-op settings change)
             reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
                                          config_errors=result.config_errors, serial=result.serial)
+            if self.build_diagnostics is not None:
+                # each diagnostic's data names the version it is for (as a cold open's does)
+                reused.diagnostics = self.build_diagnostics(reused, encoding)
             reused.seconds = time.perf_counter() - t0
             return reused
         from ..budget import BudgetExceeded

@@ -1,0 +1,420 @@
+"""Every strategy's diagnostics after a sequence of edits are those of a cold open.
+
+The server analyses an edited document with what it kept from the previous
+versions (structure segments, each strategy's chunk run, cut judgements,
+bracket-span indexes, sentence spans) and turns the issues into diagnostics
+with its own converter. Here the server's analysis code (``DocumentStore``)
+is driven edit by edit as the server drives it (``didChange`` content changes
+in UTF-16 positions, the previous result kept), and after every edit the
+published diagnostics, as the client receives them (JSON), must equal those of
+the same text opened in a fresh store with every cross-version cache empty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import random
+import threading
+import weakref
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+from chunkseam.document import Document
+from chunkseam.lsp import diagnostics
+from chunkseam.lsp.settings import EditorSettings
+from chunkseam.lsp.state import DocumentStore
+
+from conftest import corpus_files
+from mdgen import markdown_texts
+
+structure_mod = importlib.import_module("chunkseam.structure")
+validate_mod = importlib.import_module("chunkseam.validate")
+markdown_mod = importlib.import_module("chunkseam.chunkers.markdown")
+base_mod = importlib.import_module("chunkseam.checks.base")
+sentences_mod = importlib.import_module("chunkseam.sentences")
+
+#: the server settings of each strategy (as bench_lsp.py measures them, and smaller)
+STRATEGIES = {
+    "markdown": [{}, {"size": 64, "overlap": 8}],
+    "recursive": [{"chunker": "recursive", "size": 48, "overlap": 8},
+                  {"chunker": "recursive", "unit": "chars", "size": 120, "overlap": 30}],
+    "langchain": [{"chunker": "langchain", "size": 48, "overlap": 8}],
+    "fixed": [{"chunker": "fixed", "size": 32, "overlap": 6},
+              {"chunker": "fixed", "unit": "chars", "size": 90, "overlap": 15}],
+    "sentence": [{"chunker": "sentence", "size": 40, "overlap": 1},
+                 {"chunker": "sentence", "unit": "chars", "size": 200, "overlap": 0}],
+}
+PIECES = ["a", "xy", " ", "\n", "\n\n", "# ", "#", "```", "\n```\n", "---", "\r\n", "- ", "> ",
+          "| x |", "    ", "1. ", "(", ")", "[", "`", "<!--", "<div>", ". ", "Word", "é", "😀"]
+
+WIRE = diagnostics.converter()
+URI = "file:///virtual/incremental.md"
+
+
+@contextlib.contextmanager
+def fresh_caches():
+    """Every cache an analysis may take from earlier versions or documents, empty."""
+    saved = (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE,
+             base_mod._SPAN_CACHE, sentences_mod._CACHE)
+    structure_mod._SEGMENTS = structure_mod._SegmentCache()
+    markdown_mod._SECTION_CACHES = weakref.WeakKeyDictionary()
+    validate_mod._CUT_CACHE = validate_mod._new_cut_cache()
+    base_mod._SPAN_CACHE = base_mod.ByteLRU("bracket spans (test)", base_mod.SPAN_CACHE_BYTES)
+    sentences_mod._CACHE = sentences_mod.ByteLRU("sentences (test)", 1 << 20)
+    try:
+        yield
+    finally:
+        (structure_mod._SEGMENTS, markdown_mod._SECTION_CACHES, validate_mod._CUT_CACHE,
+         base_mod._SPAN_CACHE, sentences_mod._CACHE) = saved
+
+
+def store_for(server_settings: dict) -> DocumentStore:
+    store = DocumentStore(workers=1)
+    store.build_diagnostics = diagnostics.build
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": {"debounceMs": 0, **server_settings}})
+    return store
+
+
+def compute(store: DocumentStore, uri: str) -> list:
+    """The server's analysis of the current version (kept as its last result),
+    its diagnostics as the client reads them."""
+    od = store.get(uri)
+    snapshot = (uri, od.version, store.generation, od.doc, od.language_id,
+                dataclasses.replace(store.editor), store.encoding, od.serial)
+    result = store._compute(snapshot)
+    assert result.error is None, result.error
+    store.results[uri] = result
+    return json.loads(json.dumps(WIRE.unstructure(result.diagnostics)))
+
+
+def cold(server_settings: dict, text: str, version: int) -> list:
+    store = store_for(server_settings)
+    try:
+        with fresh_caches():
+            store.open(URI, text, version, "markdown")
+            return compute(store, URI)
+    finally:
+        store.shutdown()
+
+
+def change(doc: Document, a: int, b: int, ins: str) -> types.TextDocumentContentChangePartial:
+    s, e = doc.offset_to_position(a), doc.offset_to_position(b)
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(s.line, s.character), types.Position(e.line, e.character)),
+        text=ins)
+
+
+def edits_equal_cold(server_settings: dict, text: str, edits: list[tuple[float, int, str]]) -> int:
+    """Open ``text``, apply ``edits`` ((where as a fraction of the length,
+    characters replaced, inserted text)) one by one; after each, the
+    diagnostics equal a cold open's. Returns how many were compared."""
+    store = store_for(server_settings)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        for n, (frac, length, ins) in enumerate(edits):
+            od = store.get(URI)
+            doc = od.doc
+            a = int(frac * len(doc.text))
+            b = min(len(doc.text), a + length)
+            if 0 < a < len(doc.text) and doc.text[a - 1] == "\r" and doc.text[a] == "\n":
+                a -= 1  # UTF-16 positions cannot name the middle of a CRLF
+            store.change(URI, n + 2, [change(doc, a, max(a, b), ins)])
+            got = compute(store, URI)
+            assert got == cold(server_settings, store.get(URI).text, n + 2), (server_settings, n)
+        return len(edits)
+    finally:
+        store.shutdown()
+
+
+def _all_configs() -> list[tuple[str, dict]]:
+    return [(name, cfg) for name, cfgs in STRATEGIES.items() for cfg in cfgs]
+
+
+@pytest.mark.parametrize("name,server_settings", _all_configs(),
+                         ids=[f"{n}-{i}" for n, cfgs in STRATEGIES.items() for i in range(len(cfgs))])
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(text=markdown_texts(max_lines=30), data=st.data())
+def test_generated_edit_sequences_publish_what_a_cold_open_publishes(name, server_settings, text,
+                                                                     data):
+    edits = data.draw(st.lists(st.tuples(
+        st.floats(0, 1), st.sampled_from([0, 0, 1, 2, 10]),
+        st.lists(st.sampled_from(PIECES), max_size=3).map("".join)), min_size=1, max_size=4))
+    edits_equal_cold(server_settings, text, edits)
+
+
+@pytest.mark.parametrize("name,server_settings", _all_configs(),
+                         ids=[f"{n}-{i}" for n, cfgs in STRATEGIES.items() for i in range(len(cfgs))])
+def test_corpus_edit_sequences_publish_what_a_cold_open_publishes(name, server_settings):
+    """A document of a few corpus pages (its paragraphs, fences, tables and
+    links), edited at random places: one-character edits, as typing makes
+    them, and a few larger ones."""
+    files = corpus_files("markdown")
+    rng = random.Random(len(name) * 7 + len(server_settings))
+    text = "\n\n".join(rng.choice(files).read_text(encoding="utf-8") for _ in range(3))
+    edits = [(rng.random(), 0, rng.choice("abcdefgh ")) for _ in range(4)]
+    edits += [(rng.random(), rng.choice([0, 1, 5]), rng.choice(PIECES)) for _ in range(2)]
+    assert edits_equal_cold(server_settings, text, edits) == 6
+
+
+def test_diagnostics_before_an_edit_are_carried_over():
+    """After an edit, the diagnostics on the lines before it are the previous
+    version's (their ranges shared, their data naming the new version); the
+    rest are made anew, and all equal a cold open's."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:5])
+    cfg = {"chunker": "fixed", "size": 48, "overlap": 8}
+    store = store_for(cfg)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        before = store.results[URI].diagnostics
+        at = len(text) * 2 // 3
+        store.change(URI, 2, [change(store.get(URI).doc, at, at, "x")])
+        got = compute(store, URI)
+        after = store.results[URI].diagnostics
+    finally:
+        store.shutdown()
+    assert got == cold(cfg, store.get(URI).text, 2)
+    shared = [d for d in after if any(d.range is o.range for o in before)]
+    line = store.get(URI).doc.offset_to_position(at).line
+    assert len(shared) > len(after) // 3
+    assert all(d.range.end.line < line and d.data["version"] == 2 for d in shared)
+    assert any(d.range.start.line > line for d in after)
+
+
+def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
+    """The cuts and chunks before an edit's neighbourhood keep the last run's
+    judgements without a lookup; those from it on are judged (through the
+    content-keyed cache): fewer than half after an edit three quarters in."""
+    from chunkseam.analysis import analyze
+    from chunkseam.checks import chunks as chunks_mod
+    from chunkseam.settings import Settings
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:6])
+    config = Settings(chunker="recursive", size=64, overlap=8)
+    doc = Document(text, path="/virtual/prefix.md", version=1)
+    first = analyze(doc, config)
+    judged: list[int] = []
+    checked: list[int] = []
+    real_judge, real_chunks = validate_mod._CutJudge.judge, chunks_mod.chunk_issues
+    monkeypatch.setattr(validate_mod._CutJudge, "judge",
+                        lambda self, cut: judged.append(cut.offset) or real_judge(self, cut))
+
+    def spy(ctx, first_content, views=None):
+        checked.append(len(ctx.chunks if views is None else views))
+        return real_chunks(ctx, first_content, views)
+
+    monkeypatch.setattr(validate_mod, "chunk_issues", spy)
+    at = text.index(" ", len(text) * 3 // 4)
+    new = doc.with_edit(at, at, "x", version=2)
+    second = analyze(new, config)
+    monkeypatch.undo()
+    assert judged and min(judged) > len(text) // 2
+    assert 0 < checked[0] < len(second.chunks) // 2
+    with fresh_caches():
+        fresh = analyze(Document(new.text, path="/virtual/prefix.md", version=2), config)
+    assert [dataclasses.asdict(i) for i in second.issues] == [dataclasses.asdict(i) for i in fresh.issues]
+    assert len(first.issues) > 20
+
+
+def test_issues_kept_for_the_next_version_are_not_the_ones_handed_out():
+    """Changing the issues one validation returned does not change what the
+    next version's validation reuses from it (cuts and chunks before an edit)."""
+    from chunkseam.analysis import analyze
+    from chunkseam.settings import Settings
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    config = Settings(chunker="sentence", size=40, overlap=1)
+    doc = Document(text, path="/virtual/copies.md", version=1)
+    for version in (2, 3):
+        for issue in analyze(doc, config).issues:
+            issue.message = "tampered"
+            for v in issue.data.values():
+                if isinstance(v, list):
+                    v.append(-1)
+        at = len(doc.text) - 40
+        doc = doc.with_edit(at, at, "x", version=version)
+    got = analyze(doc, config).issues
+    with fresh_caches():
+        want = analyze(Document(doc.text, path="/virtual/copies.md"), config).issues
+    assert len(want) > 20
+    assert [dataclasses.asdict(i) for i in got] == [dataclasses.asdict(i) for i in want]
+
+
+# -- what goes over the wire ---------------------------------------------------------------------
+
+
+def test_diagnostics_are_written_as_pygls_converter_writes_them():
+    """The hand-written conversion of a diagnostic to JSON gives what cattrs'
+    generated one gives: on a real analysis (related information, data with
+    nested lists) and on diagnostics with the fields the server leaves out."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    store = store_for({"chunker": "fixed", "size": 48, "overlap": 8})
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        diags = store.results[URI].diagnostics
+    finally:
+        store.shutdown()
+    assert len(diags) > 50 and any(d.related_information for d in diags)
+    r = types.Range(types.Position(0, 1), types.Position(2, 3))
+    diags = diags + [
+        types.Diagnostic(range=r, message="bare"),
+        types.Diagnostic(range=r, message="all", severity=types.DiagnosticSeverity.Hint, code=7,
+                         code_description=types.CodeDescription(href="https://x"), source="s",
+                         tags=[types.DiagnosticTag.Unnecessary, types.DiagnosticTag.Deprecated],
+                         related_information=[], data={"nested": {"a": [1, None, "x"]}}),
+        diagnostics.internal_error("boom"),
+    ]
+    plain = default_converter()
+    assert WIRE.get_unstructure_hook(types.Diagnostic) is diagnostics._wire_diagnostic
+    for d in diags:
+        assert WIRE.unstructure(d) == plain.unstructure(d)
+    params = types.PublishDiagnosticsParams(uri=URI, diagnostics=diags, version=4)
+    assert json.dumps(WIRE.unstructure(params)) == json.dumps(plain.unstructure(params))
+
+
+def test_positions_equal_the_documents_conversion():
+    """Offsets to LSP positions, shared by the diagnostics of one build, equal
+    Document.offset_to_position at every offset, in every encoding, with
+    every kind of line break and characters outside the BMP."""
+    text = "ab\r\ncd\ré😀f\n\n\u2028x\r\n\r\nlast 😀"
+    doc = Document(text)
+    for encoding in ("utf-16", "utf-8", "utf-32"):
+        pos = diagnostics.Positions(doc, encoding)
+        for o in range(-2, len(text) + 3):
+            p = doc.offset_to_position(doc.clamp(o), encoding)
+            assert pos.at(o) == (p.line, p.character), (encoding, o)
+            for e in (o - 1, o, o + 3):
+                assert pos.range(o, e) == diagnostics.lsp_range(doc, o, e, encoding)
+
+
+# -- shared caches under concurrency -----------------------------------------------------------
+
+
+def test_edited_versions_analysed_on_many_threads_equal_a_sequential_run():
+    """Worker threads share the cross-version caches (cut judgements, bracket
+    spans, sentences): versions of one document analysed concurrently on
+    eight threads publish what each publishes analysed alone."""
+    files = corpus_files("markdown")
+    rng = random.Random(5)
+    text = "\n\n".join(rng.choice(files).read_text(encoding="utf-8") for _ in range(3))
+    versions = [text]
+    for _ in range(7):
+        t = versions[-1]
+        a = rng.randrange(len(t))
+        versions.append(t[:a] + rng.choice(["x", " ", "(", "\n\n", "`"]) + t[a:])
+    configs = [cfg for _name, cfg in _all_configs()][:6]
+    expected = {(i, k): cold(cfg, t, 1) for k, cfg in enumerate(configs)
+                for i, t in enumerate(versions)}
+    got: dict = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def work(worker: int) -> None:
+        try:
+            barrier.wait()
+            for k, cfg in enumerate(configs):
+                store = store_for(cfg)
+                try:
+                    for step in range(len(versions)):
+                        i = (step + worker) % len(versions)
+                        store.open(URI, versions[i], 1, "markdown")
+                        got[(worker, i, k)] = compute(store, URI)
+                finally:
+                    store.shutdown()
+        except Exception as exc:  # noqa: BLE001  reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(got) == 8 * len(versions) * len(configs)
+    for (_worker, i, k), diags in got.items():
+        assert diags == expected[(i, k)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=markdown_texts(max_lines=40), data=st.data())
+def test_heading_and_leaf_lookups_without_blocks_equal_the_block_walk(text, data):
+    """``Structure.has_heading_between`` (CS104 asks it for every chunk) and
+    ``first_leaf_between`` (CS103, for a chunk starting in list or quote
+    markup) answer what a walk over ``blocks_between`` answers, blocks in list
+    items and quotes included."""
+    from chunkseam.structure import structure
+
+    st_ = structure(Document(text, path="/virtual/h.md"))
+    for _ in range(12):
+        a = data.draw(st.integers(-1, len(text) + 1))
+        b = data.draw(st.integers(a, len(text) + 2))
+        between = st_.blocks_between(a, b)
+        want = any(x.kind == "heading" for x in between)
+        assert st_.has_heading_between(a, b) == want, (a, b)
+        assert st_.first_leaf_between(a, b) is next((x for x in between if x.is_leaf), None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab \n.éß€😀日")), max_size=60),
+       edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 6),
+                                st.text(alphabet=st.sampled_from(list("x é😀\n€")), max_size=4)),
+                      min_size=1, max_size=4))
+def test_fixed_token_text_splices_its_multibyte_index(text, edits):
+    """The ``fixed`` chunker's index of multi-byte characters (byte <-> character
+    offsets) is spliced around an edit, never rebuilt: equal to a fresh one."""
+    from chunkseam.analysis import sizer_for
+    from chunkseam.chunkers.fixed import _TokenText
+    from chunkseam.chunkers.resync import token_text
+    from chunkseam.settings import Settings
+
+    sizer = sizer_for(Settings(chunker="fixed"))
+    doc = Document(text, path="/virtual/mb.md", version=1)
+    token_text(doc, sizer, sizer.encoding)
+    for frac, length, ins in edits:
+        a = int(frac * len(doc.text))
+        doc = doc.with_edit(a, a + length, ins, version=(doc.version or 0) + 1)
+        got = token_text(doc, sizer, sizer.encoding)
+        want = _TokenText(doc.text, sizer, sizer.encoding)
+        assert (got._multibyte, got._mb_bytes, got._extra) == (
+            want._multibyte, want._mb_bytes, want._extra)
+        assert [got.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)] == [
+            want.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)]
+
+
+@pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])
+def test_cached_bracket_spans_equal_the_blocks_own(kind, pattern):
+    """The innermost bracket span at an offset, from the index kept across
+    documents by the paragraph's text, is the one the block's own spans give
+    (reStructuredText's inline literals and roles included); the same
+    paragraph text in a Markdown and a reStructuredText document is indexed
+    apart."""
+    from chunkseam.checks.base import Context
+    from chunkseam.settings import Settings
+
+    files = corpus_files(kind, pattern)[:6]
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        for path in (f"/virtual/{f.stem}.rst", f"/virtual/{f.stem}.md"):
+            doc = Document(text, path=path)
+            ctx = Context(doc, Settings(), {}, [])
+            for b in ctx.structure.leaves[:300]:
+                if b.kind not in ("paragraph", "heading"):
+                    continue
+                spans = ctx.spans(b)
+                for o in range(b.start, b.end, 7):
+                    inside = [s for s in spans if s.start < o < s.end]
+                    assert ctx.innermost_span(b, o) == (inside[-1] if inside else None), (path, o)
