@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest_lsp
 from chunkseam.analysis import analyze, make_chunks
@@ -212,6 +213,52 @@ async def test_pulled_diagnostics_and_hover_per_cell(client: LanguageClient):
         assert 0 <= c.range.start.line <= c.range.end.line <= CODE.count("\n")
     stats = await request(client, "chunkseam/stats", cell_uri(0))
     assert stats.uri == NB and stats.chunks == len(make_chunks(doc, FIXED)[1])
+
+
+
+async def test_the_hover_in_a_cell_speaks_in_cells_and_shows_no_synthetic_fences(client: LanguageClient):
+    """The hover of a cell names cells and lines in the cells (not lines of
+    the notebook's combined view) and shows the cells' text: no fence line the
+    view adds around a code cell, neither in the chunk nor in its neighbours."""
+    await initialize(client, settings=FIXED_200, pull=True)
+    open_notebook(client)
+    view, nbmap = build_view([Cell("markdown" if lang == "markdown" else "code", text, lang)
+                              for lang, text in CELLS])
+    doc = Document(view, kind="markdown")
+    doc.notebook = nbmap
+    chunks = make_chunks(doc, FIXED)[1]
+    assert len(chunks) >= 3 and "```python" in view
+    hovers = {}
+    for k, c in enumerate(chunks):
+        mid = (max(c.start, nbmap.span(1)[0]) + min(c.end, nbmap.span(1)[1])) // 2
+        cell, off = nbmap.to_cell(mid if 0 < k < len(chunks) - 1 else c.start + 1)
+        src = CELLS[cell][1]
+        line = src.count("\n", 0, off)
+        pos = types.Position(line=line, character=off - (src.rfind("\n", 0, off) + 1))
+        hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=cell_uri(cell)), position=pos)), TIMEOUT)
+        assert hover is not None
+        hovers[k] = hover.contents.value
+    for k, text in hovers.items():
+        assert f"**Chunk {k + 1}/{len(chunks)}**" in text, text
+        # the hover's own fence around the chunk, and no other fence line (the view's)
+        assert len([line for line in text.split("\n") if line.startswith("```")]) == 2, text
+        assert re.search(r"· (cell \d, lines? \d+(–\d+)?|cells \d–\d)( ·|$)", text.split("\n")[0]), text
+    # chunk 1 lies in the first (markdown) cell: its lines there; the next chunk spans cells 1-2
+    assert "cell 1, lines 1–3" in hovers[0] and "next: chunk 2 (cells 1–2) starts" in hovers[0], hovers[0]
+    # a chunk inside the code cell: the cell's lines, its source highlighted as Python, no view fences
+    inner = next(k for k, c in enumerate(chunks) if nbmap.span(1)[0] <= c.start and c.end <= nbmap.span(1)[1])
+    first = CODE.count("\n", 0, chunks[inner].start - nbmap.span(1)[0]) + 1
+    last = CODE.count("\n", 0, chunks[inner].end - 1 - nbmap.span(1)[0]) + 1
+    assert f"cell 2, lines {first}–{last}" in hovers[inner], hovers[inner]
+    block = hovers[inner].split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert block == CODE[chunks[inner].start - nbmap.span(1)[0]: chunks[inner].end - nbmap.span(1)[0]].strip("\n")
+    # a chunk across cells: "cells 2–3", the two cells' text with a blank line, no fence between them
+    last_k = len(chunks) - 1
+    assert "cells 2–3" in hovers[last_k] and "That is all." in hovers[last_k], hovers[last_k]
+    assert "overlap=20)\n\nThat is all." in hovers[last_k], hovers[last_k]
+    # the previous chunk's end is the code cell's text, not the view's closing fence
+    assert "previous: chunk" in hovers[last_k] and "“…```" not in hovers[last_k]
 
 
 async def test_notebook_messages_out_of_order_do_not_break_the_server(client: LanguageClient):

@@ -90,3 +90,49 @@ def test_neovim_shows_diagnostics_hover_and_code_lenses(tmp_path: Path):
     # running a lens shows the chunk (here as a message: this Neovim has no showDocument)
     ran = dict(results)["lens_run"]
     assert ran["shown"].startswith(ran["title"] + ": “"), ran
+
+
+NOTEBOOK_LUA = LUA.parent / "notebook_json.lua"
+
+
+def test_neovim_opening_a_notebooks_json_gets_a_message_and_no_markdown_diagnostics(tmp_path: Path):
+    """Neovim 0.7 has no notebook documents: an ``.ipynb`` is its JSON. The
+    server does not analyse that text as Markdown (whose cuts would land in
+    the JSON's quoting), says once why it stays silent and how to check the
+    notebook, and keeps answering."""
+    nvim = require_tool("nvim")
+    nb = tmp_path / "rag notes.ipynb"
+    prose = DOC.split("```")[0].strip()
+    nb.write_text(json.dumps({
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": prose.splitlines(keepends=True)},
+                  {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                   "source": ["export_timeout = 30\n", "keepalive = True\n"]}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    settings = {"chunker": "fixed", "unit": "chars", "size": 60, "debounceMs": 0}
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        d = tmp_path / var.lower()
+        d.mkdir()
+        env[var] = str(d)
+    env.update(CS_FILE=str(nb), CS_PYTHON=sys.executable, CS_SETTINGS=json.dumps(settings))
+    proc = subprocess.run([nvim, "--headless", "--clean", "-c", f"luafile {NOTEBOOK_LUA}"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=180)
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    results: dict[str, list] = {}
+    for line in proc.stdout.splitlines():
+        kind, sep, payload = line.partition("\t")
+        if sep:
+            results.setdefault(kind, []).append(json.loads(payload))
+    assert "error" not in results, results
+    # the JSON's cuts are not reported (as Markdown, 60-character windows would cut it everywhere)
+    assert results["published"] == [0], results
+    (message,) = results["message"]
+    assert "rag notes.ipynb is a Jupyter notebook opened as text" in message, message
+    assert "chunkseam lint rag notes.ipynb" in message, message
+    (hover,) = results["hover"]
+    assert hover["answered"] and hover["err"] is None and hover["result"] is None, hover
+    (lenses,) = results["codelens"]
+    assert lenses["answered"] and lenses["err"] is None and lenses["count"] == 0, lenses
+    assert results["running"] == [True]

@@ -336,6 +336,8 @@ def test_table_rows_are_counted_as_restructuredtext_makes_them(text, words):
 def test_messages_use_restructuredtext_words():
     got = dict(_messages(".. code-block:: python\n\n   x = 1\n✂   y = 2\n\nAfter.\n"))
     assert "inside a python code block" in got["CS003"] and "```" not in got["CS003"]
+    got = dict(_messages(".. code-block:: console\n\n   $ pip install chunkseam\n✂   $ chunkseam lint docs/\n\nAfter.\n"))
+    assert "inside a console code block" in got["CS003"] and "```" not in got["CS003"]
     got = dict(_messages("Run::\n\n   one\n✂   two\n\nAfter.\n"))
     assert "inside a literal block" in got["CS003"]
     got = dict(_messages("Intro.\n\nHomebrew\n\"\"\"\"\"\"\"\"\n✂\nBody.\n"))

@@ -38,6 +38,14 @@ export class ChunkStore implements vscode.Disposable {
   private readonly cache = new Map<string, DocumentChunks>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Map<string, vscode.CancellationTokenSource>();
+  /**
+   * The fetch under way for a document, with the version it asked for. The
+   * band painter, the status bar and the arrival of diagnostics all ask for
+   * a document's chunks when it opens: they share one request (a large
+   * document's chunk list is built and sent once, not cancelled and asked
+   * again while the server is still busy with its first analysis).
+   */
+  private readonly pending = new Map<string, { version: number; promise: Promise<DocumentChunks | undefined> }>();
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   private readonly disposables: vscode.Disposable[] = [];
   private statsUnsupported = false;
@@ -64,6 +72,7 @@ export class ChunkStore implements vscode.Disposable {
       server.onDidChangeStatus((status) => {
         if (status === "running") {
           this.statsUnsupported = false;
+          this.pending.clear(); // (asked of a server that is gone)
           // A moment's delay: the client opens the documents on the server
           // right after it reports running.
           for (const editor of vscode.window.visibleTextEditors) {
@@ -112,7 +121,24 @@ export class ChunkStore implements vscode.Disposable {
     );
   }
 
-  private async fetch(doc: vscode.TextDocument, attempt = 0): Promise<DocumentChunks | undefined> {
+  private fetch(doc: vscode.TextDocument): Promise<DocumentChunks | undefined> {
+    const key = doc.uri.toString();
+    const pending = this.pending.get(key);
+    if (pending && pending.version === doc.version) {
+      // Its answer is the analysis of this version (or a later one of the
+      // same text, after a settings change): the one these callers want.
+      return pending.promise;
+    }
+    const promise = this.request(doc).finally(() => {
+      if (this.pending.get(key)?.promise === promise) {
+        this.pending.delete(key);
+      }
+    });
+    this.pending.set(key, { version: doc.version, promise });
+    return promise;
+  }
+
+  private async request(doc: vscode.TextDocument, attempt = 0): Promise<DocumentChunks | undefined> {
     const key = doc.uri.toString();
     if (!this.server.running || doc.isClosed) {
       return undefined;
@@ -134,7 +160,7 @@ export class ChunkStore implements vscode.Disposable {
         // The server answered for another version: ask again soon (bounded).
         if (attempt < 5) {
           await new Promise((r) => setTimeout(r, 150));
-          return this.fetch(doc, attempt + 1);
+          return this.request(doc, attempt + 1);
         }
         return undefined;
       }
@@ -175,6 +201,7 @@ export class ChunkStore implements vscode.Disposable {
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
     this.inflight.get(key)?.cancel();
+    this.pending.delete(key);
     const t = this.timers.get(key);
     if (t) {
       clearTimeout(t);
@@ -186,6 +213,7 @@ export class ChunkStore implements vscode.Disposable {
   }
 
   private clearAll(): void {
+    this.pending.clear();
     const uris = [...this.cache.keys()];
     this.cache.clear();
     for (const u of uris) {

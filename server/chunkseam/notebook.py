@@ -327,6 +327,44 @@ def cell_line_col(doc, offset: int) -> tuple[int, int, int]:
     return cell + 1, line + 1, off - last
 
 
+
+def cells_label(doc, start: int, end: int) -> str:
+    """Where a span of the view is, in the cells' terms: ``cell 3, lines 2–5``
+    (``cell 3, line 2``) when it lies in one cell, ``cells 2–4`` across cells
+    (cells numbered from 1, lines in the cell's source)."""
+    first_cell, first_line, _ = cell_line_col(doc, start)
+    last_cell, last_line, _ = cell_line_col(doc, max(start, end - 1))
+    if first_cell != last_cell:
+        return f"cells {first_cell}–{last_cell}"
+    if last_line > first_line:
+        return f"cell {first_cell}, lines {first_line}–{last_line}"
+    return f"cell {first_cell}, line {first_line}"
+
+
+def cells_text(doc, start: int, end: int) -> tuple[str, str | None]:
+    """The cells' own text in a span of the view, without the synthetic text
+    the view adds (fence lines, a heading's marks, the blank lines between
+    cells): the parts of each cell's source in the span, a blank line between
+    two cells. Also the language of the one code cell it lies in (``None``
+    otherwise). A span of synthetic text alone (outputs) is given as it is."""
+    nbmap: NotebookMap = doc.notebook
+    parts: list[str] = []
+    cells: list[int] = []
+    first = max(0, bisect_right(nbmap.starts, start) - 1)
+    for i in range(first, len(nbmap)):
+        s, e = nbmap.span(i)
+        if s >= end:
+            break
+        lo, hi = max(s, start), min(e, end)
+        if lo < hi:
+            parts.append(doc.text[lo:hi].strip("\r\n"))
+            cells.append(i)
+    if not parts:
+        return doc.text[start:end], None
+    only = cells[0] if len(cells) == 1 and nbmap.kinds[cells[0]] == "code" else None
+    return "\n\n".join(parts), (nbmap.languages[only] if only is not None else None)
+
+
 #: JSON strings (with the colon of a key), brackets: enough to follow a notebook's nesting
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]', re.DOTALL)
 

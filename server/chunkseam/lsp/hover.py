@@ -84,27 +84,51 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def shown_text(doc: Any, chunk: Any) -> tuple[str, str]:
+    """A chunk's text as the hover shows it, and the fence language: in a
+    notebook, the cells' own text (no synthetic fence lines), highlighted in
+    the language of its code cell."""
+    if getattr(doc, "notebook", None) is None:
+        return chunk.text, fence_language(doc)
+    from ..notebook import cells_text
+
+    text, language = cells_text(doc, chunk.start, chunk.end)
+    return text, (language or "markdown")
+
+
+def where(doc: Any, chunk: Any) -> str:
+    """``lines 3–9`` / ``line 3``; in a notebook ``cell 3, lines 2–5`` or ``cells 2–4``."""
+    if getattr(doc, "notebook", None) is not None:
+        from ..notebook import cells_label
+
+        return cells_label(doc, chunk.start, chunk.end)
+    first = doc.line_of(chunk.start) + 1
+    last = doc.line_of(max(chunk.start, chunk.end - 1)) + 1
+    return f"lines {first}–{last}" if last > first else f"line {first}"
+
+
 def neighbours(result: "Result", chunk: Any) -> list[str]:
     out = []
     chunks = result.chunks
+    doc = result.doc
+    cells = getattr(doc, "notebook", None) is not None
     if chunk.index > 0:
         prev = chunks[chunk.index - 1]
-        tail = _one_line(prev.text)[-NEIGHBOUR_CHARS:]
-        out.append(f"previous: chunk {prev.index + 1} ends “…{tail}”")
+        tail = _one_line(shown_text(doc, prev)[0])[-NEIGHBOUR_CHARS:]
+        at = f" ({where(doc, prev)})" if cells else ""
+        out.append(f"previous: chunk {prev.index + 1}{at} ends “…{tail}”")
     if chunk.index + 1 < len(chunks):
         nxt = chunks[chunk.index + 1]
-        head = _one_line(nxt.text)[:NEIGHBOUR_CHARS]
-        out.append(f"next: chunk {nxt.index + 1} starts “{head}…”")
+        head = _one_line(shown_text(doc, nxt)[0])[:NEIGHBOUR_CHARS]
+        at = f" ({where(doc, nxt)})" if cells else ""
+        out.append(f"next: chunk {nxt.index + 1}{at} starts “{head}…”")
     return out
 
 
 def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
     doc = result.doc
     n = len(result.chunks)
-    first = doc.line_of(chunk.start) + 1
-    last = doc.line_of(max(chunk.start, chunk.end - 1)) + 1
-    head = [f"**Chunk {chunk.index + 1}/{n}**", size_label(chunk.tokens, result.unit),
-            f"lines {first}–{last}" if last > first else f"line {first}"]
+    head = [f"**Chunk {chunk.index + 1}/{n}**", size_label(chunk.tokens, result.unit), where(doc, chunk)]
     path = heading_path(result, chunk)
     if path:
         head.append(path)
@@ -113,7 +137,8 @@ def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
         head.append(f"overlaps previous by {size_label(ov, result.unit)}")
     if chunk.oversize:
         head.append("oversize (kept whole)")
-    parts = [SEP.join(head), fenced(truncate(chunk.text), fence_language(doc))]
+    text, language = shown_text(doc, chunk)
+    parts = [SEP.join(head), fenced(truncate(text), language)]
     nb = neighbours(result, chunk)
     if nb:
         parts.append("  \n".join(nb))

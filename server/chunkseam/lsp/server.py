@@ -17,6 +17,7 @@ import sys
 import traceback
 import uuid
 from pathlib import PurePath
+from urllib.parse import unquote
 from typing import Any
 
 from lsprotocol import types
@@ -395,6 +396,15 @@ def did_open(ls: ChunkseamServer, params: types.DidOpenTextDocumentParams) -> No
     td = params.text_document
     ls.store.open(td.uri, td.text, td.version, td.language_id)
     ls.store.schedule(td.uri, 0)
+    from ..notebook import is_notebook
+
+    if is_notebook(uri=td.uri):
+        # Its JSON is not analysed (see state._analysed): say why it stays silent.
+        name = PurePath(unquote(td.uri.split("?")[0])).name
+        ls.show_once(f"chunkseam: {name} is a Jupyter notebook opened as text (JSON): its chunks and issues "
+                     f"belong to its cells, which reach chunkseam only from editors that open notebooks as "
+                     f"notebook documents. Run `chunkseam lint {name}` for them (cell:line:column).",
+                     types.MessageType.Info)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
