@@ -41,7 +41,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .tokens import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable
+from .tokens import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable, _stamp
 
 PREFIX = "hf:"
 #: the largest tokenizer.json read (real ones are 0.5–20 MB)
@@ -186,14 +186,6 @@ def _read_regular(path: Path, name: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise TokenizerUnavailable(f"{name}: {path} is not UTF-8 JSON", encoding=name) from None
-
-
-def _stamp(path: Path) -> Any:
-    try:
-        s = os.stat(path)
-    except OSError as exc:
-        return ("missing", exc.errno)
-    return (s.st_dev, s.st_ino, s.st_mode, s.st_size, s.st_mtime_ns)
 
 
 #: resolved path -> (its stamp when it failed, the error): a bad tokenizer file
