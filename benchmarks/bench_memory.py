@@ -10,7 +10,10 @@ open, analyse as the worker thread does, close) so that RSS is the engine's:
 
 RSS is read from /proc after the first document (the steady state) and after
 each phase; the target (issue 15) is to stay within 150 MB of the steady
-state. ``--report N`` prints the figures every N steps.
+state. ``--report N`` prints the figures every N steps. At the end, on glibc,
+RSS is read once more after ``malloc_trim(0)``: what the C allocator could
+give back to the operating system (the rest is live: the byte-bounded caches
+listed, Python's own object arenas).
 
     python benchmarks/bench_memory.py [--cycles 1000] [--edits 1000] [--report 100]
 """
@@ -47,6 +50,20 @@ def rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def malloc_trim() -> float | None:
+    """RSS (MB) after glibc's ``malloc_trim(0)``; None where there is no glibc."""
+    import ctypes
+    import platform
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        return None
+    return rss_mb()
 
 
 def generated(seed: int, size: int, flat: bool = False) -> str:
@@ -145,6 +162,10 @@ def main() -> None:
     print(f"RSS: steady {steady:.0f} MB; after {args.cycles} open/close cycles {after_cycles:.0f} MB "
           f"(+{after_cycles - steady:.0f}); after {args.edits} edits {after_edits:.0f} MB "
           f"(+{after_edits - steady:.0f}); after closing it {closed:.0f} MB (+{closed - steady:.0f})")
+    trimmed = malloc_trim()
+    if trimmed is not None:
+        print(f"after malloc_trim(0): {trimmed:.0f} MB (+{trimmed - steady:.0f}; "
+              f"{closed - trimmed:.0f} MB given back)")
     for name, s in sorted(cache.all_caches().items() if cache is not None else ()):
         print(f"  cache {name}: {s['entries']} entries, ~{s['bytes'] / 2**20:.1f} of "
               f"{s['max_bytes'] / 2**20:.0f} MB")

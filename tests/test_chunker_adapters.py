@@ -21,7 +21,7 @@ from chunkseam import chunkers
 from chunkseam.chunkers import adapter
 from chunkseam.document import Document
 from chunkseam.tokens import get_encoding, get_sizer
-from conftest import CORPUS, IN_CI
+from conftest import CORPUS, FIXTURES, IN_CI
 
 TOK = get_sizer("tokens", "cl100k_base")
 CHARS = get_sizer("chars")
@@ -424,3 +424,27 @@ def test_tracked_chunks_on_a_run_of_one_character_leave_nothing_out():
     for c in chunks:
         covered.update(range(c.start, c.end))
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_semchunk_memo_lives_for_one_call_only():
+    """semchunk's own memo is an unbounded lru_cache kept for every counter it was
+    ever given (a module-level dict): the adapter memoizes per chunking call instead,
+    so a long-running server does not grow with every document and setting."""
+    semchunk = pytest.importorskip("semchunk")
+    from chunkseam.tokens import get_sizer
+
+    memos = getattr(semchunk.semchunk, "_memoized_token_counters", None)
+    before = len(memos) if memos is not None else 0
+    text = (FIXTURES / "database.md").read_text(encoding="utf-8")
+    chunker = chunkers.get("semchunk")
+    first = None
+    for size in range(40, 52):  # a new splitter per size
+        for _ in range(2):
+            got = [(c.start, c.end, c.tokens) for c in chunker.chunk(
+                Document(text, path="a.md"), get_sizer("tokens"), size=size)]
+            assert got and all(n == get_sizer("tokens").count(text[a:b]) for a, b, n in got)
+        first = first or got
+    assert memos is None or len(memos) == before
+    again = [(c.start, c.end, c.tokens) for c in chunker.chunk(
+        Document(text, path="a.md"), get_sizer("tokens"), size=40, memoize=False)]
+    assert again == first

@@ -38,6 +38,47 @@ FIXED = """# Timeouts
 
 Set the timeout to 30 seconds and enable keepalive.
 """
+BROKEN_RST = """Retries
+=======
+
+Each request is retried three times with exponential backoff before the client gives up and reports the last error to the caller, so a flaky network or a restarting upstream service rarely surfaces as a failure in the logs of the application.
+"""
+FIXED_RST = """Retries
+=======
+
+Each request is retried three times.
+"""
+BROKEN_MDX = """import Tabs from '@theme/Tabs';
+
+# Caching
+
+Responses are cached for five minutes per key, and a write to the same key invalidates the entry at once, so readers never see a value older than the last successful write.
+"""
+
+
+def notebook(markdown: str) -> str:
+    """A Jupyter notebook (nbformat 4) of one Markdown cell."""
+    import json
+
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "c1", "metadata": {},
+         "source": markdown.splitlines(keepends=True)}]}, indent=1) + "\n"
+
+
+BROKEN_NB = notebook("""# Batching
+
+Requests are batched in groups of sixty-four before they are sent to the embedding service, which keeps the number of round trips low while the latency of a single request stays well under a second.
+""")
+FIXED_NB = notebook("""# Batching
+
+Requests are batched in groups of sixty-four.
+""")
+FIXED_MDX = """import Tabs from '@theme/Tabs';
+
+# Caching
+
+Responses are cached for five minutes.
+"""
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -90,7 +131,14 @@ def test_hook_manifest_is_valid_and_as_documented() -> None:
     hook = next(h for h in hooks if h["id"] == "chunkseam")
     assert hook["entry"] == "chunkseam lint"
     assert hook["language"] == "python"
-    assert sorted(hook["types_or"]) == ["markdown", "python"]
+    # every kind `chunkseam lint` checks by default, in pre-commit's (identify's) tags
+    from identify import identify  # a dependency of pre-commit
+
+    kinds = set(hook["types_or"])
+    for name in ("a.md", "a.markdown", "a.mdx", "a.rst", "a.ipynb", "a.py", "a.pyi", "a.js", "a.jsx",
+                 "a.mjs", "a.ts", "a.tsx", "a.go", "a.rs", "a.java"):
+        assert identify.tags_from_filename(name) & kinds, name
+    assert not identify.tags_from_filename("requirements.txt") & kinds
     assert hook["require_serial"] is False
     assert hook.get("pass_filenames", True) is True
 
@@ -107,6 +155,11 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
     (user / "docs").mkdir()
     doc = user / "docs" / "timeouts.md"
     doc.write_text(BROKEN, encoding="utf-8")
+    rst, mdx = user / "docs" / "retries.rst", user / "docs" / "caching.mdx"
+    rst.write_text(BROKEN_RST, encoding="utf-8")
+    mdx.write_text(BROKEN_MDX, encoding="utf-8")
+    nb = user / "docs" / "batching.ipynb"
+    nb.write_text(BROKEN_NB, encoding="utf-8")
     git("add", "-A", cwd=user)
     env = {**os.environ, **GIT_ENV, "HOME": str(tmp_path), "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
            "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
@@ -114,7 +167,8 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
 
     def try_repo() -> subprocess.CompletedProcess:
         return subprocess.run([*cmd, "try-repo", str(hook_repo), "chunkseam", "--verbose",
-                               "--files", "docs/timeouts.md"],
+                               "--files", "docs/timeouts.md", "docs/retries.rst", "docs/caching.mdx",
+                               "docs/batching.ipynb"],
                               cwd=user, capture_output=True, text=True, env=env, timeout=900)
 
     first = try_repo()
@@ -122,10 +176,17 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path: Path) -> None:
     assert first.returncode == 1, out
     assert "chunkseam" in out and "Failed" in out
     assert "docs/timeouts.md:" in out and ("CS001" in out or "CS002" in out), out
+    # reStructuredText, MDX and notebooks are checked too (pre-commit passes them to the hook)
+    for name in ("docs/retries.rst:", "docs/caching.mdx:", "docs/batching.ipynb:"):
+        issues = [line for line in out.splitlines() if line.startswith(name)]
+        assert any("CS001" in line or "CS002" in line for line in issues), (name, out)
     assert "chunks broken" in out
     before = doc.read_bytes()
 
     doc.write_text(FIXED, encoding="utf-8")
+    rst.write_text(FIXED_RST, encoding="utf-8")
+    mdx.write_text(FIXED_MDX, encoding="utf-8")
+    nb.write_text(FIXED_NB, encoding="utf-8")
     git("add", "-A", cwd=user)
     second = try_repo()
     out2 = second.stdout + second.stderr

@@ -25,6 +25,7 @@ def sizer_for(settings: Settings) -> Sizer:
         file=settings.tiktoken_file,
         allow_network=settings.allow_network,
         approximate=settings.approximate_tokens,
+        local_paths=not getattr(settings, "hf_model_only", False),
     )
 
 

@@ -9,10 +9,11 @@ exhausting memory or hanging a language server's worker:
 
 * :data:`MAX_DOCUMENT_CHARS` characters per document;
 * :data:`MAX_CHUNKS` chunks per document;
-* :data:`DEFAULT_SECONDS` of wall time per analysis, checked cooperatively by
-  the chunkers at their loops (:func:`check`) and enforced inside regular
-  expression separators by the ``regex`` engine's own timeout
-  (:func:`remaining`), since Python's ``re`` cannot be interrupted.
+* :data:`DEFAULT_SECONDS` of wall time per analysis, checked cooperatively
+  inside the loops of the chunkers (fixed, sentence, markdown, recursive) and
+  of the checks (:func:`check`, every :data:`STRIDE` cheap iterations), and
+  enforced inside regular expression separators by the ``regex`` engine's own
+  timeout (:func:`remaining`), since Python's ``re`` cannot be interrupted.
 
 The deadline is per thread (each worker thread analyses its own document).
 """
@@ -39,6 +40,10 @@ SECONDS_PER_MILLION_CHARS = 20.0
 ENV_SECONDS = "CHUNKSEAM_TIME_BUDGET"
 #: where the limits are described
 SEE = "see 'Limits' in docs/cli.md"
+#: loops of cheap iterations test the deadline once every STRIDE iterations
+#: (``if not k % STRIDE: check(...)``); a loop whose every iteration is costly
+#: (a pysbd window, a whole section) tests it each time
+STRIDE = 256
 
 _state = threading.local()
 

@@ -1021,8 +1021,15 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     settings = SettingsCache(args).settings(_settings_path(args, args.file))
     doc = _load_doc(args.file, args, settings)
     _check_tokenizer(settings)
-    sizer = sizer_for(settings)
-    name, chunks = make_chunks(doc, settings, sizer)
+    from . import budget
+
+    try:  # within the budget of an analysis, as lint is
+        budget.check_document(len(doc.text))
+        with budget.limits(budget.default_seconds(len(doc.text))):
+            sizer = sizer_for(settings)
+            name, chunks = make_chunks(doc, settings, sizer)
+    except budget.BudgetExceeded as exc:
+        raise UsageError(error_line(args.file, str(exc))) from None
     out = sys.stdout
     if args.format == "json":
         rows = []

@@ -99,13 +99,18 @@ class StrategyStats:
 
 
 def run_strategy(doc: Document, settings: Settings, strategy: str):
-    """(chunks, issues) of ``doc`` under ``strategy``."""
+    """(chunks, issues) of ``doc`` under ``strategy``, within the budget of one
+    analysis (:mod:`chunkseam.budget`: over it, ``BudgetExceeded``)."""
+    from . import budget
     from .validate import validate
 
     s = replace(settings, chunker=strategy)
-    sizer = sizer_for(s)
-    _, chunks = make_chunks(doc, s, sizer)
-    issues = validate(doc, chunks, s, sizer=sizer)
+    budget.check_document(len(doc.text))
+    with budget.limits(budget.default_seconds(len(doc.text))):
+        sizer = sizer_for(s)
+        _, chunks = make_chunks(doc, s, sizer)
+        budget.check_chunks(len(chunks))
+        issues = validate(doc, chunks, s, sizer=sizer)
     return chunks, issues
 
 

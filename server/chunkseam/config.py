@@ -273,6 +273,20 @@ def _check_glob(pattern: str) -> None:
         raise _Bad(problem)
 
 
+#: bounds of ``dangling-words``: every chunk start is matched against all of them
+MAX_DANGLING_WORDS = 1_000
+MAX_DANGLING_CHARS = 100
+
+
+def _dangling_words(v: Any) -> tuple[str, ...]:
+    what = (f"a list of at most {MAX_DANGLING_WORDS:,} words or phrases of at most "
+            f"{MAX_DANGLING_CHARS} characters")
+    items = _str_list(what)(v)
+    if len(items) > MAX_DANGLING_WORDS or any(len(w) > MAX_DANGLING_CHARS for w in items):
+        raise _Bad(what)
+    return items
+
+
 def _embedding_model(v: Any) -> str | None:
     if v is None or v == "":
         return None
@@ -361,7 +375,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "exclude": _glob_list,
     "language": _language,
     "min_tokens": _int(0, "a non-negative integer"),
-    "dangling_words": _str_list("a list of words or phrases"),
+    "dangling_words": _dangling_words,
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
@@ -630,7 +644,69 @@ def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
             warning=True))
         settings = replace(settings, chunker_options={
             k: v for k, v in options.items() if k not in ("separators", "is_separator_regex")})
+    if _from_file(source, overrides_source) and settings.chunker_options:
+        settings, dropped = _untrusted_chunker_options(settings, source)
+        errors.extend(dropped)
+    source = sources.get("allow-network")
+    if settings.allow_network and _from_file(source, overrides_source):
+        errors.append(ConfigError(
+            source, "allow-network", True, "a trusted workspace",
+            message="allow-network = true was not used because the workspace is not trusted: "
+                    "its config file cannot make chunkseam download tokenizers (set it in the "
+                    "editor's settings instead)", warning=True))
+        settings = replace(settings, allow_network=False)
+        sources["allow-network"] = "default"
+    source = sources.get("encoding")
+    if settings.encoding.startswith("hf:") and _from_file(source, overrides_source):
+        from .tokens_hf import is_model_id
+
+        if is_model_id(settings.encoding[3:]):  # only from the local Hugging Face cache
+            settings = replace(settings, hf_model_only=True)
+        else:
+            errors.append(ConfigError(
+                source, "encoding", settings.encoding, "a trusted workspace",
+                message=f"encoding = {_toml_repr(settings.encoding)} was not used because the "
+                        "workspace is not trusted: a tokenizer file of the repository's choosing "
+                        "is not read (a model id from the local Hugging Face cache is, e.g. "
+                        '"hf:BAAI/bge-small-en-v1.5"; or set it in the editor\'s settings)',
+                warning=True))
+            settings = replace(settings, encoding=Settings().encoding)
+            sources["encoding"] = "default"
     return settings, errors
+
+
+def _untrusted_chunker_options(settings: Settings, source: str | None) -> tuple[Settings, list[ConfigError]]:
+    """Drop the ``chunker-options`` an untrusted workspace's config file may not
+    set (each chunker says which, and why: a regular expression a library runs
+    with Python's ``re``, a splitter that imports another library or loads a
+    model), with one warning per chunker. Every registered chunker is asked,
+    not only the configured one: the options reach any strategy a document is
+    run with (``chunkseam/compare`` runs several)."""
+    from . import chunkers
+
+    options = dict(settings.chunker_options)
+    errors: list[ConfigError] = []
+    for name in chunkers.names():
+        try:
+            chunker = chunkers.get(name)
+        except KeyError:
+            continue
+        check = getattr(chunker, "untrusted_options", None)
+        refused = check(options) if callable(check) else {}
+        if not refused:
+            continue
+        shown = ", ".join(f"{kebab(k)} = {_toml_repr(options[k])}" for k in refused)
+        reasons = "; ".join(dict.fromkeys(refused.values()))
+        errors.append(ConfigError(
+            source, "chunker-options." + kebab(next(iter(refused))), {k: options[k] for k in refused},
+            "a trusted workspace",
+            message=f"chunker-options {shown} {'was' if len(refused) == 1 else 'were'} not used "
+                    f"for the {name} chunker because the "
+                    f"workspace is not trusted: {reasons} (set {'it' if len(refused) == 1 else 'them'} in "
+                    "the editor's settings, or trust the workspace)", warning=True))
+        for k in refused:
+            options.pop(k, None)
+    return replace(settings, chunker_options=options), errors
 
 
 def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[ConfigError]:

@@ -82,6 +82,18 @@ def settings_key(settings: Any) -> str:
             tok_hash = _file_digest(str(Path(tok).expanduser()))
         except OSError:
             tok_hash = "unreadable"
+    encoding = getattr(settings, "encoding", None)
+    if isinstance(encoding, str) and encoding.startswith("hf:"):
+        # the tokenizer.json an hf: encoding names (a path, or a model's file in the
+        # local Hugging Face cache, which a download can replace): its bytes count
+        from .tokens import TokenizerUnavailable
+        from .tokens_hf import resolve_file
+
+        try:
+            path = resolve_file(encoding, local_paths=not getattr(settings, "hf_model_only", False))
+            tok_hash += "\0hf:" + _file_digest(str(path))
+        except (OSError, TokenizerUnavailable):
+            tok_hash += "\0hf:unavailable"
     return f"{__version__}\0{FORMAT}\0{settings!r}\0{tok_hash}"
 
 

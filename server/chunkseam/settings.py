@@ -88,6 +88,10 @@ class Settings:
     #: per-file-ignores, chunkers) are anchored at — the configuration file's
     #: directory, set by chunkseam.config.resolve; None = the current directory
     config_root: str | None = field(default=None, compare=False, metadata={"internal": True})
+    #: not a configuration key: an ``hf:`` encoding from an untrusted workspace's
+    #: config file, which may only name a model id in the local Hugging Face cache
+    #: (never a file of the repository's choosing); set by chunkseam.config.resolve
+    hf_model_only: bool = field(default=False, metadata={"internal": True})
 
     def with_(self, **changes: Any) -> "Settings":
         return replace(self, **changes)

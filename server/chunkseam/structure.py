@@ -193,11 +193,19 @@ class _Lines:
 _INLINE_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|!?\[([^\]]*)\]\[[^\]]*\]|[*_~`]+|<[^>]+>")
 
 
+_CLOSING_HASHES = re.compile(r"\s+#+\s*$")
+_ATTRIBUTES = re.compile(r"\s*\{[#.][^}]*\}\s*$")
+
+
 def _plain_title(content: str) -> str:
     """Heading text without inline markup (links keep their text)."""
+    if not content:
+        return ""
     out = _INLINE_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", content)
-    out = re.sub(r"\s+#+\s*$", "", out)  # closing hashes of an ATX heading
-    out = re.sub(r"\s*\{[#.][^}]*\}\s*$", "", out)  # attribute lists {#id}
+    if "#" in out:
+        out = _CLOSING_HASHES.sub("", out)  # closing hashes of an ATX heading
+    if "{" in out:
+        out = _ATTRIBUTES.sub("", out)  # attribute lists {#id}
     return " ".join(out.split())
 
 
@@ -283,6 +291,8 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
 
     def last_line(map_end: int, first: int) -> int:
         last = max(first, map_end - 1)
+        if last == first:  # one line (a heading, most paragraphs): nothing to trim
+            return last
         quoted = any(out[i][0] == "blockquote" for i in stack)
         while last > first and (lines.blank(last) or (quoted and _quote_blank(lines, last))):
             last -= 1

@@ -778,8 +778,12 @@ def get_sizer(
     allow_network: bool = False,
     approximate: bool = False,
     network_timeout: float = DEFAULT_NETWORK_TIMEOUT,
+    local_paths: bool = True,
 ) -> Sizer:
     """The sizer for a unit (``tokens`` or ``chars``) and encoding.
+
+    ``local_paths=False``: an ``hf:`` encoding may only be a model id from the
+    local Hugging Face cache (a setting from an untrusted workspace's config file).
 
     Exact sizers are cached per (encoding, explicit file) and shared, so their
     count caches are too. When no exact encoding can be had:
@@ -794,7 +798,8 @@ def get_sizer(
     if isinstance(encoding, str) and encoding.startswith("hf:"):  # Hugging Face tokenizers
         from .tokens_hf import get_hf_sizer
 
-        return get_hf_sizer(encoding, allow_network=allow_network, timeout=network_timeout)
+        return get_hf_sizer(encoding, allow_network=allow_network, timeout=network_timeout,
+                            local_paths=local_paths)
     name = canonical_encoding_name(encoding)
     key = (name, _explicit_key(file))
     sizer = _sizers.get(key)

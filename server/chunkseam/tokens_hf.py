@@ -12,6 +12,15 @@ tiktoken. The encoding setting names one as:
   Nothing is downloaded unless the user allows network (``allow-network``),
   and then with ``huggingface_hub`` and a bounded wait.
 
+Files are read only when they are regular files of at most
+:data:`MAX_FILE_BYTES` (opened without blocking: a FIFO, a device or a
+``/proc`` stream is refused, never waited on), and a file that failed is not
+read again until it changes. A setting from an untrusted workspace's own
+config file may only name a model id, resolved from the local cache
+(``local_paths=False``): a tokenizer.json is data the ``tokenizers`` library
+runs (its pre-tokenizer regular expressions cannot be interrupted), so a
+repository cannot hand the server one of its own, nor make it download.
+
 Counts: :meth:`HFSizer.count` is the number of tokens of the text as the
 tokenizer encodes it *without* the model's special tokens (so the sizes of
 adjacent pieces add up, as chunkers need); :attr:`HFSizer.special_tokens`
@@ -27,11 +36,12 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import Any
 
-from .tokens import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable
+from .tokens import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable, _stamp
 
 PREFIX = "hf:"
 #: the largest tokenizer.json read (real ones are 0.5–20 MB)
@@ -39,6 +49,8 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MISSING = ('Hugging Face tokenizers need the `tokenizers` library: '
            'pip install "chunkseam[hf]"')
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+#: a snapshot name in the cache's ``refs/main`` (a commit hash): never a path
+_REVISION = re.compile(r"^[A-Za-z0-9][\w.-]{0,127}$")
 
 _lock = threading.Lock()
 _sizers: dict[tuple[str, str], HFSizer] = {}
@@ -99,6 +111,11 @@ def hub_cache_dir() -> Path:
     return Path.home() / ".cache" / "huggingface" / "hub"
 
 
+def is_model_id(ref: str) -> bool:
+    """Is ``ref`` (what follows ``hf:``) shaped like a Hugging Face model id (``ORG/MODEL``)?"""
+    return bool(_MODEL_ID.match(ref)) and ".." not in ref
+
+
 def _cached_model_file(model: str) -> Path | None:
     base = hub_cache_dir() / ("models--" + model.replace("/", "--"))
     ref = base / "refs" / "main"
@@ -106,7 +123,9 @@ def _cached_model_file(model: str) -> Path | None:
     candidates: list[Path] = []
     try:
         if ref.is_file():
-            candidates.append(snapshots / ref.read_text(encoding="utf-8").strip() / "tokenizer.json")
+            revision = _read_bounded(ref, 1024).decode("utf-8", "replace").strip()
+            if _REVISION.match(revision) and ".." not in revision:
+                candidates.append(snapshots / revision / "tokenizer.json")
         if snapshots.is_dir():
             candidates.extend(sorted(snapshots.glob("*/tokenizer.json")))
     except OSError:
@@ -132,30 +151,69 @@ def _download(model: str, timeout: float) -> Path | None:
             os.environ["HF_HUB_DOWNLOAD_TIMEOUT"] = old
 
 
+class _NotRegular(OSError):
+    pass
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes. The file is opened
+    without blocking and checked on the open descriptor, so a FIFO, a device or
+    a file swapped for one is refused without a blocking read; a ``/proc`` or
+    ``/sys`` stream that would block gives EAGAIN instead."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegular(0, "not a regular file (a FIFO, device or directory)")
+        if info.st_size > limit:
+            raise _NotRegular(0, f"{info.st_size:,} bytes, over the {limit:,} bytes a "
+                                 "tokenizer.json may have")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise _NotRegular(0, f"over the {limit:,} bytes a tokenizer.json may have")
+    return data
+
+
 def _read_regular(path: Path, name: str) -> str:
     try:
-        resolved = path.resolve()
-        if not resolved.is_file():
-            raise TokenizerUnavailable(f"{name}: {path} is not a regular file", encoding=name)
-        size = resolved.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise TokenizerUnavailable(
-                f"{name}: {path} is {size} bytes, over the {MAX_FILE_BYTES} bytes a "
-                "tokenizer.json may have", encoding=name)
-        with open(resolved, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-        return data.decode("utf-8")
+        data = _read_bounded(path, MAX_FILE_BYTES)
+    except _NotRegular as exc:
+        raise TokenizerUnavailable(f"{name}: {path} is {exc.strerror}", encoding=name) from None
     except OSError as exc:
         raise TokenizerUnavailable(f"{name}: cannot read {path}: {exc.strerror or exc}",
                                    encoding=name) from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise TokenizerUnavailable(f"{name}: {path} is not UTF-8 JSON", encoding=name) from None
 
 
+#: resolved path -> (its stamp when it failed, the error): a bad tokenizer file
+#: (64 MB of garbage, a device) is not read again on every analysis
+_failures: dict[str, tuple[Any, TokenizerUnavailable]] = {}
+
+
 def resolve_file(name: str, *, base: str | os.PathLike[str] | None = None,
-                 allow_network: bool = False, timeout: float = 10.0) -> Path:
-    """The tokenizer.json an ``hf:`` encoding names (offline unless allowed)."""
+                 allow_network: bool = False, timeout: float = 10.0,
+                 local_paths: bool = True) -> Path:
+    """The tokenizer.json an ``hf:`` encoding names (offline unless allowed).
+
+    With ``local_paths=False`` (a setting from an untrusted workspace's config
+    file) only a model id is accepted, and only from the local cache."""
     ref = check_name(name)[len(PREFIX):]
+    if not local_paths:
+        if not is_model_id(ref):
+            raise TokenizerUnavailable(
+                f"{name}: a tokenizer file path from the workspace's config file is not used "
+                "because the workspace is not trusted (a model id from the local Hugging Face "
+                "cache is; or set the encoding in the editor's settings)", encoding=name)
+        cached = _cached_model_file(ref)
+        if cached is not None:
+            return cached
+        raise TokenizerUnavailable(
+            f"{name}: model {ref!r} is not in the local Hugging Face cache ({hub_cache_dir()}); "
+            "an untrusted workspace's config file cannot make chunkseam download it",
+            encoding=name)
     path = Path(os.path.expanduser(ref))
     if not path.is_absolute() and base is not None:
         path = Path(base) / path
@@ -180,29 +238,43 @@ def resolve_file(name: str, *, base: str | os.PathLike[str] | None = None,
 
 
 def get_hf_sizer(name: str, *, base: str | os.PathLike[str] | None = None,
-                 allow_network: bool = False, timeout: float = 10.0) -> HFSizer:
+                 allow_network: bool = False, timeout: float = 10.0,
+                 local_paths: bool = True) -> HFSizer:
     """The (cached) sizer for an ``hf:`` encoding; :class:`TokenizerUnavailable` if none."""
-    path = resolve_file(name, base=base, allow_network=allow_network, timeout=timeout)
-    key = (name, str(path.resolve()))
+    path = resolve_file(name, base=base, allow_network=allow_network, timeout=timeout,
+                        local_paths=local_paths)
+    resolved = str(path.resolve())
+    key = (name, resolved)
     with _lock:
         hit = _sizers.get(key)
+        failed = _failures.get(resolved)
     if hit is not None:
         return hit
+    stamp = _stamp(path)
+    if failed is not None and failed[0] == stamp:
+        raise TokenizerUnavailable(str(failed[1]), encoding=name)
     try:
         from tokenizers import Tokenizer
     except ImportError:
         raise TokenizerUnavailable(f"{name}: {MISSING}", encoding=name) from None
-    text = _read_regular(path, name)
     try:
-        tokenizer = Tokenizer.from_str(text)
-    except Exception as exc:
-        raise TokenizerUnavailable(f"{name}: {path} is not a tokenizer.json: {exc}",
-                                   encoding=name) from None
+        text = _read_regular(path, name)
+        try:
+            tokenizer = Tokenizer.from_str(text)
+        except Exception as exc:
+            raise TokenizerUnavailable(f"{name}: {path} is not a tokenizer.json: {exc}",
+                                       encoding=name) from None
+    except TokenizerUnavailable as exc:
+        with _lock:
+            _failures[resolved] = (stamp, exc)
+        raise
     sizer = HFSizer(tokenizer, name=name, source=str(path))
     with _lock:
+        _failures.pop(resolved, None)
         return _sizers.setdefault(key, sizer)
 
 
 def clear_caches() -> None:
     with _lock:
         _sizers.clear()
+        _failures.clear()

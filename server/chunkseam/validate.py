@@ -116,6 +116,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import budget
 from .cache import ByteLRU
 from .checks import registry
 from .checks.base import ChunkView, Context
@@ -165,7 +166,9 @@ def _fill_tokens(views: list[ChunkView], text: str, settings: Settings, sizer: A
     sizer = _sizer(settings, sizer)
     if sizer is None:
         return
-    for v in missing:
+    for k, v in enumerate(missing):
+        if not k % budget.STRIDE:
+            budget.check("counting the chunks")
         try:
             v.tokens = int(sizer.count(text[v.start : v.end]))
         except Exception:
@@ -210,7 +213,9 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
         if judge is not None:
             issues.extend(judge.judge_all(cuts))
         else:
-            for cut in cuts:
+            for k, cut in enumerate(cuts):
+                if not k % budget.STRIDE:
+                    budget.check("checking the cuts")
                 found = _judge(ctx, order, cut, blocks)
                 if found is not None:
                     issues.append(found)
@@ -381,7 +386,9 @@ class _CutJudge:
                 if kept is not None:
                     out.append(_copy(kept))
                 reused += 1
-        for cut in cuts[reused:]:
+        for k, cut in enumerate(cuts[reused:]):
+            if not k % budget.STRIDE:
+                budget.check("checking the cuts")
             found, own = self._judge_own(cut)
             found_all.append(own)
             if found is not None:

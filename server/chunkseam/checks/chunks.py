@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .. import budget
 from ..issue import Issue
 from .base import ChunkView, Context, snippet_after
 
@@ -336,7 +337,9 @@ def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None
     on = ctx.enabled
     # no model limit configured: CS105 has nothing to check in any chunk (asked once)
     limited = "CS105" in on and bool(model_limit(ctx.settings))
-    for view in ctx.chunks if views is None else views:
+    for k, view in enumerate(ctx.chunks if views is None else views):
+        if not k % budget.STRIDE:
+            budget.check("checking the chunks")
         if "CS101" in on and (i := oversize(ctx, view)):
             out.append(i)
         if "CS102" in on and (i := fragment(ctx, view)):

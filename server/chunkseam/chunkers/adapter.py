@@ -16,6 +16,14 @@ runs and how to build and call it; everything else is here, alike for all:
   sizer (a tiktoken ``Encoding``, a Hugging Face ``Tokenizer`` or a counting
   function), never a name it would resolve — and download — itself.
 * **cache**: built splitters are kept (bounded) per settings.
+* **trust**: options that hand the library a regular expression (run by
+  Python's ``re``, which cannot be interrupted) are listed in
+  :attr:`Adapter.untrusted`: from an untrusted workspace's config file they
+  are dropped with a warning (:meth:`Adapter.untrusted_options`, used by
+  :mod:`chunkseam.config`); from anywhere else each is first run over the
+  document by the ``regex`` engine under the analysis' time budget
+  (:func:`probe_regex`), so a backtracking pattern ends with the budget's
+  message instead of hanging inside the library.
 * **span resolution**, in this order: the library's *native* offsets when
   every chunk checks out (``source[start:end] == text``, starts in order,
   and no chunk starting before the overlap the settings allow — a copy of
@@ -229,6 +237,9 @@ class Adapter:
     reserved: ClassVar[dict[str, str]] = {}
     #: options never passed -> why
     forbidden: ClassVar[dict[str, str]] = {}
+    #: options never taken from an untrusted workspace's config file -> why
+    #: (regular expressions the library runs with Python's ``re``)
+    untrusted: ClassVar[dict[str, str]] = {}
     #: options this adapter consumes itself (not passed to the class)
     own_options: ClassVar[tuple[str, ...]] = ("splitter", "approximate")
     #: the library may rewrite chunk text: ``approximate = true`` is offered
@@ -295,6 +306,11 @@ class Adapter:
 
     def accepted(self, cls: Any) -> set[str]:
         return accepted_keywords(cls)
+
+    def untrusted_options(self, options: dict[str, Any]) -> dict[str, str]:
+        """The keys of ``options`` an untrusted workspace's config file may not
+        set for this chunker -> why (see :mod:`chunkseam.config`)."""
+        return {k: self.untrusted[k] for k in options if k in self.untrusted}
 
     # --- per library ------------------------------------------------------
 
@@ -420,6 +436,27 @@ class Adapter:
         """Is a chunk of ``tokens`` (the sizer's count) over the size? Only when the
         library's size is in the sizer's unit can it tell."""
         return tokens > size
+
+
+def probe_regex(pattern: str, text: str, what: str) -> None:
+    """Run ``pattern`` over ``text`` with the ``regex`` engine under the analysis'
+    time budget before a library runs it with Python's ``re`` (which cannot be
+    interrupted): a pattern that backtracks for hours ends here with
+    :class:`~chunkseam.budget.BudgetExceeded`; a pattern that is not a valid
+    regular expression is a :class:`ValueError` naming ``what``."""
+    import regex
+
+    from .. import budget
+
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, re.error, TypeError) as exc:
+        raise ValueError(f"{what} {pattern!r} is not a valid regular expression: {exc}") from None
+    try:
+        for _ in compiled.finditer(text, timeout=budget.remaining()):
+            pass
+    except TimeoutError:
+        raise budget.timed_out(f"{what} {pattern[:60]!r}") from None
 
 
 def load_entry_points(trusted: bool) -> list[str]:

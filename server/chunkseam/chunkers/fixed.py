@@ -35,6 +35,7 @@ import re
 from array import array
 from typing import Any, Callable
 
+from .. import budget
 from ..chunk import Chunk
 from ..document import Document
 from ..tokens import Sizer
@@ -330,7 +331,9 @@ class FixedChunker:
             meta = {"approximate_window": True}
         chunks: list[Chunk] = []
         previous = (-1, -1)
-        for start, end in spans:
+        for k, (start, end) in enumerate(spans):
+            if not k % budget.STRIDE:
+                budget.check("fixed chunking")
             if start >= end or (start, end) == previous:
                 continue
             previous = (start, end)

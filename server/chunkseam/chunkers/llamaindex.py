@@ -18,6 +18,15 @@ at headings without size or overlap; its node offsets are correct and are
 used after verification (the text LlamaIndex embeds is
 ``"header_path: …\\n\\n" + text``: chunkseam shows the source span).
 
+``secondary_chunking_regex`` (SentenceSplitter) is a regular expression
+LlamaIndex runs with Python's ``re``, which cannot be interrupted: it is taken
+from a config file only in a trusted workspace, and a pattern of the user's is
+run by the ``regex`` engine under the analysis' time budget instead (the
+splitter's ``re.findall`` step is replaced by ``regex.findall`` with a
+timeout; should LlamaIndex's internals differ, the pattern is first run over
+the document that way), so a backtracking pattern ends with the budget's
+message, not a hung worker.
+
 Refused: ``tokenizer``, ``id_func``, ``chunking_tokenizer_fn``,
 ``callback_manager`` (code), ``CodeSplitter`` (its grammars are downloaded at
 run time) and the semantic / LLM node parsers (models, network).
@@ -29,7 +38,7 @@ from typing import Any
 
 from ..tokens import Sizer
 from . import register
-from .adapter import Adapter, Piece
+from .adapter import Adapter, Piece, probe_regex
 
 _CODE = "code, not a value: chunkseam passes its own tokenizer and never runs configured code"
 _MODEL = "it needs an embedding model or an LLM (network), which chunkseam does not run"
@@ -53,6 +62,8 @@ class LlamaIndexAdapter(Adapter):
     reserved = {"chunk_size": "use the size setting", "chunk_overlap": "use the overlap setting"}
     forbidden = {"tokenizer": _CODE, "id_func": _CODE, "chunking_tokenizer_fn": _CODE,
                  "callback_manager": _CODE}
+    untrusted = {"secondary_chunking_regex": "LlamaIndex runs it as a regular expression with "
+                                             "Python's re, which cannot be interrupted"}
 
     def accepted(self, cls: Any) -> set[str]:
         fields = getattr(cls, "model_fields", None)
@@ -71,11 +82,45 @@ class LlamaIndexAdapter(Adapter):
             raise ValueError(f"{self.name}: {splitter} needs an exact tokenizer, not "
                              f"approximate counts of {sizer.name}")
         try:
-            return cls(chunk_size=size, chunk_overlap=overlap, tokenizer=tokenizer, **options)
+            built = cls(chunk_size=size, chunk_overlap=overlap, tokenizer=tokenizer, **options)
         except Exception as exc:  # pydantic validation errors
             if isinstance(exc, (TypeError, ValueError)):
                 raise ValueError(f"{self.name}: cannot build {splitter}: {exc}") from None
             raise
+        pattern = options.get("secondary_chunking_regex")
+        if pattern:
+            self._interruptible(built, pattern)
+        return built
+
+    def _interruptible(self, built: Any, pattern: str) -> None:
+        """Replace SentenceSplitter's ``re.findall(pattern, text)`` step by the
+        ``regex`` engine's ``findall`` under the time budget (same matches:
+        ``regex`` is ``re``-compatible). Marks the splitter so that
+        :meth:`split` needs no probe."""
+        import regex
+
+        from .. import budget
+
+        fns = getattr(built, "_sub_sentence_split_fns", None)
+        first = fns[0] if isinstance(fns, list) and fns else None
+        cells = getattr(first, "__closure__", None) or ()
+        if not any(getattr(c, "cell_contents", None) == pattern for c in cells):
+            return  # other LlamaIndex internals: split() probes the pattern instead
+        try:
+            compiled = regex.compile(pattern)
+        except (regex.error, TypeError) as exc:
+            raise ValueError(f"{self.name}: secondary_chunking_regex {pattern!r} is not a valid "
+                             f"regular expression: {exc}") from None
+
+        def findall(text: str) -> list[Any]:
+            try:
+                return compiled.findall(text, timeout=budget.remaining())
+            except TimeoutError:
+                raise budget.timed_out(
+                    f"{self.name}: secondary_chunking_regex {pattern[:60]!r}") from None
+
+        findall.chunkseam_timed = True  # type: ignore[attr-defined]
+        fns[0] = findall
 
     def split(self, built: Any, text: str) -> list[Piece]:
         if type(built).__name__ == "MarkdownNodeParser":
@@ -83,6 +128,12 @@ class LlamaIndexAdapter(Adapter):
 
             nodes = built.get_nodes_from_documents([LlamaDocument(text=text)])
             return [Piece(n.text, n.start_char_idx, n.end_char_idx) for n in nodes]
+        pattern = getattr(built, "secondary_chunking_regex", None)
+        field = getattr(type(built), "model_fields", {}).get("secondary_chunking_regex")
+        fns = getattr(built, "_sub_sentence_split_fns", None) or [None]
+        if (pattern is not None and (field is None or pattern != field.default)
+                and not getattr(fns[0], "chunkseam_timed", False)):
+            probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
         return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
 
     def _effective(self, built: Any) -> int:

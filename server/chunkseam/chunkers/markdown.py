@@ -74,6 +74,7 @@ from threading import Lock
 from typing import Any, Callable, Sequence
 from weakref import WeakKeyDictionary
 
+from .. import budget
 from ..chunk import Chunk
 from ..document import Document
 from ..structure import Block, Structure, is_anchor, structure
@@ -199,6 +200,8 @@ def pack(
     new = 0  # first atom not in any earlier chunk
     floor = 0  # overlap may not reach below this atom (end of the chunk before)
     while new < n:
+        if not len(out) % budget.STRIDE:
+            budget.check("markdown chunking")
         # drop overlap atoms that leave no room for the first new atom
         total = atoms[new].count
         k = new
@@ -505,6 +508,7 @@ class _Run:
         pos = block.start
         end = block.end
         while pos < end:
+            budget.check("markdown chunking")  # each window is a pysbd run
             cut = end
             if pos + PYSBD_WINDOW < end:
                 limit = pos + PYSBD_WINDOW
@@ -677,6 +681,8 @@ class MarkdownChunker:
         spans: list[list] = []
         secs = st.sections()
         for k, sec in enumerate(secs):
+            if not k % budget.STRIDE:
+                budget.check("markdown chunking")
             lo = sec[0]
             if k == 0:  # text before the first block (a link reference definition …)
                 lo = min(lo, len(text) - len(text.lstrip()))
@@ -699,7 +705,9 @@ class MarkdownChunker:
         before = [(s[0], s[1]) for s in spans]
         tidy_bounds(text, spans, line_starts=doc.line_starts)
         chunks: list[Chunk] = []
-        for (start, end, count, path), (s0, e0) in zip(spans, before):
+        for k, ((start, end, count, path), (s0, e0)) in enumerate(zip(spans, before)):
+            if not k % budget.STRIDE:
+                budget.check("markdown chunking")
             if (start, end) != (s0, e0) or not count:
                 count = measure(text[start:end])
             chunks.append(

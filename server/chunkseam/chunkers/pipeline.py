@@ -22,6 +22,12 @@ Options (``chunker-options`` / ``chunkseam.chunk(..., splitter=...)``):
   With unit ``tokens``, ``allowed_special`` / ``disallowed_special`` are
   passed to ``from_tiktoken_encoder``.
 
+From an untrusted workspace's config file (see :mod:`chunkseam.config`), only
+the splitters of :data:`UNTRUSTED_SPLITTERS` are taken (the others import
+another library or load a model when built), and no regular expression
+separator; regular expression separators from anywhere are first run by the
+``regex`` engine under the time budget (:func:`_probe_separators`).
+
 Sizes: unit ``chars`` builds ``cls(chunk_size=size, chunk_overlap=overlap)``
 (LangChain's default ``len``); unit ``tokens`` builds
 ``cls.from_tiktoken_encoder(encoding_name=..., chunk_size=size,
@@ -419,16 +425,59 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
 
 def _probe_separators(splitter: Any, text: str) -> None:
     """LangChain matches regular expression separators with Python's ``re``,
-    which cannot be interrupted: each one is first run over the text with the
-    ``regex`` engine under the analysis' time budget, so that a backtracking
-    pattern is abandoned here with a clear message rather than hanging inside
-    LangChain."""
+    which cannot be interrupted: each one (``separators`` of the recursive
+    splitters, ``separator`` of ``CharacterTextSplitter``) is first run over
+    the text with the ``regex`` engine under the analysis' time budget, so that
+    a backtracking pattern is abandoned here with a clear message rather than
+    hanging inside LangChain."""
     if text and getattr(splitter, "_is_separator_regex", False):
         from .recursive import _bounds
 
-        for sep in getattr(splitter, "_separators", None) or ():
+        seps = list(getattr(splitter, "_separators", None) or ())
+        single = getattr(splitter, "_separator", None)
+        if isinstance(single, str):
+            seps.append(single)
+        for sep in seps:
             if sep:
                 _bounds(sep, True, text)
+
+
+#: the splitters an untrusted workspace's config file may name: pure text
+#: splitting inside langchain_text_splitters. The others import another library
+#: or load a model when built (spaCy pipelines by name or path, NLTK data,
+#: sentence-transformers models, KoNLPy/Java), or are not known to chunkseam.
+UNTRUSTED_SPLITTERS = frozenset({
+    "RecursiveCharacterTextSplitter", "CharacterTextSplitter", "TokenTextSplitter",
+    "MarkdownTextSplitter", "PythonCodeTextSplitter", "LatexTextSplitter",
+    "JSFrameworkTextSplitter",
+})
+_REGEX_WHY = "LangChain runs regular expression separators with Python's re, which cannot be interrupted"
+
+
+def _other_libraries_splitters() -> set[str]:
+    """The class names the other pipeline adapters take (``SentenceSplitter`` …):
+    options meant for them are not LangChain's, and LangChain refuses such a name."""
+    from . import _REGISTRY
+
+    return {c for chunker in list(_REGISTRY.values()) if chunker is not _CHUNKER
+            for c in (getattr(chunker, "classes", None) or ())}
+
+
+def untrusted_options(options: dict[str, Any]) -> dict[str, str]:
+    """The keys of ``options`` an untrusted workspace's config file may not set
+    for ``langchain`` -> why: all of them for a splitter that loads another
+    library or a model; ``separator``/``separators`` with ``is_separator_regex``."""
+    splitter = options.get("splitter") or DEFAULT_SPLITTER
+    if splitter not in UNTRUSTED_SPLITTERS and splitter not in _other_libraries_splitters():
+        why = (f"the splitter {splitter!r} imports another library or loads a model when built "
+               f"(in an untrusted workspace: one of {', '.join(sorted(UNTRUSTED_SPLITTERS))})")
+        return {k: why for k in options}
+    out: dict[str, str] = {}
+    if options.get("is_separator_regex"):
+        for key in ("separator", "separators"):
+            if options.get(key):
+                out[key] = out["is_separator_regex"] = _REGEX_WHY
+    return out
 
 
 class LangChainChunker:
@@ -436,6 +485,9 @@ class LangChainChunker:
     description = description
     #: the extra that provides the library this strategy runs
     extra = "langchain"
+
+    def untrusted_options(self, options: dict[str, Any]) -> dict[str, str]:
+        return untrusted_options(options)
 
     def unavailable(self) -> str | None:
         """Why this strategy cannot run here (its library is not installed), or None."""
@@ -492,4 +544,4 @@ class LangChainChunker:
         ]
 
 
-register(LangChainChunker())
+_CHUNKER = register(LangChainChunker())

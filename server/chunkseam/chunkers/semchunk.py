@@ -7,12 +7,18 @@ semchunk returns each chunk's offsets (correct by construction: it slices
 the source); they are still verified, and the tracked search is the fallback.
 
 Options: ``splitter`` (only ``chunkerify``), ``memoize``, ``max_token_chars``.
+Memoizing is chunkseam's, for one chunking call (``memoize = false`` turns it
+off; ``cache_maxsize`` is accepted and has nothing left to bound): semchunk's
+own memo is an unbounded ``lru_cache`` kept in a module-level dict for every
+counter ever given to it, which in a long-running server grows with every
+document, edit and setting.
 ``chunking_model``, ``isaacus_client``, ``tokenizer_kwargs`` and a tokenizer
 name are refused: they name a model or a hub tokenizer (network, code).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..tokens import Sizer
@@ -40,7 +46,24 @@ class SemchunkAdapter(Adapter):
 
     def build(self, cls: Any, splitter: str, sizer: Sizer, size: int, overlap: int,
               options: dict[str, Any]) -> Any:
-        return (cls(self.atomic(self.counter(sizer)), size, **options), overlap)
+        options = dict(options)
+        memoize = options.pop("memoize", True)
+        options.pop("cache_maxsize", None)
+        if not isinstance(memoize, bool):
+            raise ValueError(f"{self.name}: option 'memoize' must be true or false")
+        count = self.atomic(self.counter(sizer))
+        local = threading.local()  # the memo of the chunking call running on this thread
+
+        def counter(text: str) -> int:
+            memo = getattr(local, "memo", None)
+            if memo is None:
+                return count(text)
+            n = memo.get(text)
+            if n is None:
+                n = memo[text] = count(text)
+            return n
+
+        return (cls(counter, size, memoize=False, **options), overlap, local if memoize else None)
 
     @staticmethod
     def atomic(count: Any) -> Any:
@@ -67,7 +90,16 @@ class SemchunkAdapter(Adapter):
         return sizer.count
 
     def split(self, built: Any, text: str) -> list[Piece]:
-        chunker, overlap = built
+        chunker, overlap, local = built
+        if local is not None:
+            local.memo = {}
+        try:
+            return self._split(chunker, overlap, text)
+        finally:
+            if local is not None:
+                local.memo = None
+
+    def _split(self, chunker: Any, overlap: int, text: str) -> list[Piece]:
         texts, offsets = chunker(text, offsets=True, overlap=overlap or None)
         # the chunker's own (memoized) counter is chunkseam's count: most chunk texts
         # were measured while merging, so their sizes cost nothing more

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from .. import budget
 from ..chunk import Chunk
 from ..document import Document
 from ..sentences import segment
@@ -84,6 +85,7 @@ def paragraph_sentences(text: str, p_start: int, p_end: int) -> list[tuple[int, 
     out: list[tuple[int, int]] = []
     pos = p_start
     while pos < p_end:
+        budget.check("sentence splitting")  # each window is a pysbd run
         stop = _window_end(text, pos, p_end)
         piece = text[pos:stop]
         core = piece.strip()
@@ -132,6 +134,8 @@ def _greedy(
     runs = [] if runs is None else runs
     i, floor = start
     while i < n:
+        if not len(runs) % budget.STRIDE:
+            budget.check("sentence chunking")
         if meet is not None and meet(i, floor):
             break
         current = first(i)
