@@ -481,13 +481,53 @@ def test_published_json_under_a_cap_equals_the_converters():
                 store.change(URI, version, [change(doc, at, at, "ab")])
             compute(store, URI)
             built = store.results[URI].diagnostics
-            assert len(built) > 7
+            assert built.capped == 7 and len(built) == 7 and len(built.everything()) > 7
             assert sum(t is not None for t in built.templates.values()) >= 6
             for limit in (7, 0, 3):
                 params = types.PublishDiagnosticsParams(
                     uri=URI, diagnostics=list(diagnostics.cap(built, limit)), version=version)
                 got = json.loads(diagnostics.params_json(params, built))
                 assert got == json.loads(json.dumps(WIRE.unstructure(params)))
-                assert len(got["diagnostics"]) == (limit or len(built))
+                assert len(got["diagnostics"]) == (limit or len(built.everything()))
+    finally:
+        store.shutdown()
+
+
+def _wire(diags: list) -> list:
+    return json.loads(json.dumps(WIRE.unstructure(list(diags))))
+
+
+@pytest.mark.parametrize("server_settings", [{"chunker": "fixed", "size": 32, "overlap": 6},
+                                             {"chunker": "recursive", "size": 48, "overlap": 8}],
+                         ids=["fixed", "recursive"])
+def test_capped_builds_publish_what_a_cold_open_publishes(server_settings):
+    """With ``maxDiagnostics`` below the number of issues only the diagnostics
+    a publication holds are made. After every edit what is published under
+    that cap, under another cap and with none (the rest made on demand, by
+    pull answers and notebooks) equals a cold open's full list capped so."""
+    files = corpus_files("markdown")
+    rng = random.Random(5)
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    published = 25
+    store = store_for(server_settings)
+    store.build_diagnostics = lambda result, encoding: diagnostics.build(
+        result, encoding, published=published)
+    try:
+        store.open(URI, text, 1, "markdown")
+        edits = [(rng.random(), 0, rng.choice("abc ")) for _ in range(4)] + [(0.5, 3, "\n\n# T\n")]
+        for version in range(1, len(edits) + 2):
+            if version > 1:
+                frac, length, ins = edits[version - 2]
+                doc = store.get(URI).doc
+                a = int(frac * len(doc.text))
+                store.change(URI, version, [change(doc, a, min(len(doc.text), a + length), ins)])
+            compute(store, URI)
+            built = store.results[URI].diagnostics
+            assert built.capped == published and len(built) == published
+            full = cold(server_settings, store.get(URI).text, version)
+            assert len(full) > published
+            for limit in (published, 0, 7):
+                expected = diagnostics.cap(WIRE.structure(full, list[types.Diagnostic]), limit)
+                assert _wire(diagnostics.cap(built, limit)) == _wire(expected), (version, limit)
     finally:
         store.shutdown()

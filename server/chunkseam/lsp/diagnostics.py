@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
@@ -317,29 +318,44 @@ def _rank(d: types.Diagnostic) -> int:
 def cap(diagnostics: list[types.Diagnostic], limit: int) -> list[types.Diagnostic]:
     """At most ``limit`` diagnostics (0: all): the most severe first (ties in
     document order), kept in document order, the last place taken by a summary
-    of the rest."""
+    of the rest. A :class:`Built` made for a publication capped at ``limit``
+    is that already; for another limit its other diagnostics are made first."""
+    capped = getattr(diagnostics, "capped", 0)
+    if capped:
+        if limit == capped:
+            return diagnostics
+        diagnostics = diagnostics.everything()
     if limit <= 0 or len(diagnostics) <= limit:
         return diagnostics
+    kept, counts = _selection([_rank(d) for d in diagnostics], limit)
+    return [_summary(counts, limit - 1, len(diagnostics)), *(diagnostics[i] for i in kept)]
+
+
+def _selection(ranks: list[int], limit: int) -> tuple[list[int], list[int]]:
+    """The indexes :func:`cap` keeps of diagnostics of ``ranks`` (more than
+    ``limit``), in order, and how many of each rank it leaves out."""
     keep = limit - 1
-    ranks = [_rank(d) for d in diagnostics]
-    order = sorted(range(len(diagnostics)), key=ranks.__getitem__)  # stable: ties in document order
-    kept = [diagnostics[i] for i in sorted(order[:keep])]
-    left = [diagnostics[i] for i in order[keep:]]
+    order = sorted(range(len(ranks)), key=ranks.__getitem__)  # stable: ties in document order
     counts = [0, 0, 0, 0]
-    for d in left:
-        counts[_rank(d)] += 1
+    for i in order[keep:]:
+        counts[ranks[i]] += 1
+    return sorted(order[:keep]), counts
+
+
+def _summary(counts: list[int], keep: int, total: int) -> types.Diagnostic:
+    """The diagnostic that stands for those :func:`cap` leaves out."""
+    left = sum(counts)
     what = ", ".join(f"{n:,} {name}" for n, name in zip(counts, _SEVERITY_NAMES) if n)
-    summary = types.Diagnostic(
+    return types.Diagnostic(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-        message=f"{len(left):,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
-                f"severe of {len(diagnostics):,} are listed. Raise the setting maxDiagnostics "
+        message=f"{left:,} more chunkseam issues are not shown ({what}): only the {keep:,} most "
+                f"severe of {total:,} are listed. Raise the setting maxDiagnostics "
                 "(0: no cap) or run `chunkseam lint` on this file to see them all.",
         severity=types.DiagnosticSeverity.Information,
         code=TOO_MANY,
         source=SOURCE,
-        data={"code": TOO_MANY, "omitted": len(left), "total": len(diagnostics)},
+        data={"code": TOO_MANY, "omitted": left, "total": total},
     )
-    return [summary, *kept]
 
 
 class Built(list):
@@ -349,13 +365,32 @@ class Built(list):
     to the diagnostic's JSON split around the document version in its data,
     or to None when it is written the ordinary way. An unchanged diagnostic
     of the next version takes its template over, so a publication of a large
-    document serialises only what changed (:func:`params_json`)."""
+    document serialises only what changed (:func:`params_json`).
 
-    __slots__ = ("templates",)
+    ``capped``: 0 when the list holds every diagnostic; else it holds only
+    what a publication capped at ``capped`` holds (``cap(all, capped)``, the
+    summary first), and :meth:`everything` makes the others when asked."""
 
-    def __init__(self, items: Any = (), templates: dict[int, Any] | None = None) -> None:
+    __slots__ = ("templates", "capped", "_rest", "_full", "_lock")
+
+    def __init__(self, items: Any = (), templates: dict[int, Any] | None = None, *,
+                 capped: int = 0, rest: Any = None) -> None:
         super().__init__(items)
         self.templates: dict[int, Any] = templates if templates is not None else {}
+        self.capped = capped
+        self._rest = rest
+        self._full: Built | None = None
+        self._lock = threading.Lock()
+
+    def everything(self) -> "Built":
+        """Every diagnostic of the result (this list when it holds them all),
+        made once, whichever thread asks first."""
+        if not self.capped:
+            return self
+        with self._lock:
+            if self._full is None:
+                self._full = self._rest()
+            return self._full
 
 
 #: stands for the version while a diagnostic's template is made (JSON-escaped
@@ -421,7 +456,11 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     version's and lies on the lines before the edit has the same positions:
     its diagnostic is that version's, with this version's number in its data
     (see :func:`_previous`), and so is its JSON template. Templates are made
-    for the diagnostics a publication capped at ``published`` holds (0: all)."""
+    for the diagnostics a publication capped at ``published`` holds (0: all).
+    Uncapped (``limit`` 0) with more issues than ``published``, only the
+    diagnostics that publication holds are made: the issues' severities
+    choose them as :func:`cap` would choose among their diagnostics, and the
+    list is that publication's (``capped``; the others made on demand)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -431,25 +470,42 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     positions = Positions(doc, encoding)
     version = getattr(doc, "version", None)
     previous, bound, shifted = _previous(doc, uri, encoding)
-    out = []
-    templates: list[Any] = []  # carried over, or None (made below if published)
-    for issue in result.analysis.issues:
-        if issue.severity == "off":
-            continue
+    issues = [i for i in result.analysis.issues if i.severity != "off"]
+    lazy = limit <= 0 < published < len(issues)
+    if lazy:
+        chosen, counts = _selection([_RANK[severity(i.severity)] for i in issues], published)
+    else:
+        chosen = range(len(issues))
+    out: list[Any] = [None] * len(issues)  # None: not made (not published)
+    templates: list[Any] = [None] * len(issues)  # carried over, or None (made below if published)
+    for k in chosen:
+        issue = issues[k]
         d = None
         if previous and _below(issue, bound):
             hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
             if hit is not None and hit[0] == issue:
                 d = _renewed(hit[1], version)
-                templates.append(hit[2])
+                templates[k] = hit[2]
         if d is None and shifted is not None:
             d = _moved(issue, shifted, version)
-            if d is not None:
-                templates.append(None)
         if d is None:
             d = to_diagnostic(issue, doc, uri, encoding, positions)
-            templates.append(None)
-        out.append(d)
+        out[k] = d
+    # kept for the next version: read there, never changed
+    doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out, templates))
+    if lazy:
+        if _wire_fields_known():
+            for k in chosen:
+                if templates[k] is None:
+                    templates[k] = _template(out[k])
+        capped = [_summary(counts, published - 1, len(issues)), *(out[k] for k in chosen)]
+
+        def rest() -> Built:
+            full = [d if d is not None else to_diagnostic(issues[k], doc, uri, encoding, positions)
+                    for k, d in enumerate(out)]
+            return Built(full, {id(d): t for d, t in zip(full, templates)})
+
+        return Built(capped, {id(out[k]): templates[k] for k in chosen}, capped=published, rest=rest)
     capped = cap(out, limit)
     index = {id(d): k for k, d in enumerate(out)}
     if _wire_fields_known():  # templates of the published diagnostics only
@@ -457,8 +513,6 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
             k = index.get(id(d))
             if k is not None and templates[k] is None:
                 templates[k] = _template(d)
-    # kept for the next version: read there, never changed
-    doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out, templates))
     return Built(capped, {id(d): templates[index[id(d)]] if id(d) in index else None for d in capped})
 
 
@@ -500,6 +554,9 @@ def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int, Any]
     k = 0
     for issue in issues:
         if issue.severity == "off":
+            continue
+        if diags[k] is None:  # not published, never made
+            k += 1
             continue
         if issue.start < bound:
             by_issue.setdefault((issue.start, issue.end, issue.cut, issue.code),
