@@ -531,3 +531,49 @@ def test_capped_builds_publish_what_a_cold_open_publishes(server_settings):
                 assert _wire(diagnostics.cap(built, limit)) == _wire(expected), (version, limit)
     finally:
         store.shutdown()
+
+
+@pytest.mark.parametrize("server_settings", [{"chunker": "fixed", "size": 32, "overlap": 6},
+                                             {"chunker": "recursive", "size": 48, "overlap": 8}],
+                         ids=["fixed", "recursive"])
+def test_overlap_sizes_after_edits_equal_a_cold_opens(server_settings):
+    """Each chunk's overlap with the one before (the lenses' figure) after an
+    edit equals a cold open's, although the overlaps the previous version
+    counted keep their sizes (looked up, not counted again)."""
+
+    class Known(dict):
+        hits = 0
+
+        def get(self, key, default=None):
+            self.hits += key in self
+            return super().get(key, default)
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    store = store_for(server_settings)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        for version, frac in ((2, 0.7), (3, 0.2)):
+            previous = store.results[URI]
+            sizer, counts = previous.overlap_counts
+            known = previous.overlap_counts = (sizer, Known(counts))
+            doc = store.get(URI).doc
+            at = int(frac * len(doc.text))
+            store.change(URI, version, [change(doc, at, at, "x")])
+            compute(store, URI)
+            got = store.results[URI].overlap_prev
+            fresh = DocumentStore(workers=1)
+            fresh.build_diagnostics = diagnostics.build
+            fresh.editor = store.editor
+            try:
+                with fresh_caches():
+                    fresh.open(URI, store.get(URI).text, version, "markdown")
+                    compute(fresh, URI)
+                expected = fresh.results[URI].overlap_prev
+            finally:
+                fresh.shutdown()
+            assert got == expected and sum(1 for n in got if n) > 20
+            assert known[1].hits > 10, version  # the overlaps before the edit, at least
+    finally:
+        store.shutdown()

@@ -142,6 +142,9 @@ class Result:
     issues_by_chunk: dict[int, list[Any]] = field(default_factory=dict)
     #: size (in the sizer's unit) of the overlap of each chunk with the previous one
     overlap_prev: list[int] = field(default_factory=list)
+    #: the sizer of :attr:`overlap_prev` and its sizes by overlap text (the
+    #: next version counts only the overlaps it has not seen)
+    overlap_counts: tuple[Any, dict[str, int]] | None = None
     #: heading path of each chunk (the chunker's, else the headings enclosing its start)
     heading_paths: list[tuple[str, ...]] = field(default_factory=list)
     unit: str = "tokens"
@@ -390,7 +393,8 @@ class DocumentStore:
             analysis = analyze(doc, settings)
             result.analysis = analysis
             _index(result, sizer_for(settings) if any(
-                c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None)
+                c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None,
+                   prev)
             if self.build_diagnostics is not None:
                 result.diagnostics = self.build_diagnostics(result, encoding)
         except Exception as exc:
@@ -476,8 +480,10 @@ def _editor_debounce(editor: EditorSettings) -> int:
     return 300
 
 
-def _index(result: Result, sizer: Any) -> None:
-    """Issues per chunk, and each chunk's overlap with its predecessor."""
+def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
+    """Issues per chunk, and each chunk's overlap with its predecessor (an
+    overlap text the ``previous`` result counted with the same sizer keeps
+    its size: the chunks before an edit, and those an edit only moved)."""
     chunks = result.analysis.chunks
     by_chunk: dict[int, list[Any]] = {}
     for issue in result.analysis.issues:
@@ -487,10 +493,19 @@ def _index(result: Result, sizer: Any) -> None:
     result.issues_by_chunk = by_chunk
     overlap = [0] * len(chunks)
     if sizer is not None:
+        known = previous.overlap_counts if previous is not None else None
+        known = known[1] if known is not None and known[0] is sizer else {}
+        counts: dict[str, int] = {}
         for i in range(1, len(chunks)):
             prev, cur = chunks[i - 1], chunks[i]
             if cur.start < prev.end:
-                overlap[i] = sizer.count(cur.source[cur.start:min(prev.end, cur.end)])
+                piece = cur.source[cur.start:min(prev.end, cur.end)]
+                n = counts.get(piece)
+                if n is None:
+                    n = known.get(piece)
+                    counts[piece] = n = sizer.count(piece) if n is None else n
+                overlap[i] = n
+        result.overlap_counts = (sizer, counts)
     result.overlap_prev = overlap
     paths = [tuple(c.heading_path) for c in chunks]
     if result.doc.kind == "markdown" and any(not p for p in paths):
