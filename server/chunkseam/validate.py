@@ -378,8 +378,13 @@ class _CutJudge:
                 last = cut.alt if cut.alt is not None else cut.offset
                 if last >= bound or cut != old_cuts[reused]:
                     break
-                if not all(p is None or (p in by_position and by_position[p].start == old_starts.get(p))
-                           for p in (cut.left, cut.right)):
+                p = cut.left
+                if p is not None and ((view := by_position.get(p)) is None
+                                      or view.start != old_starts.get(p)):
+                    break
+                p = cut.right
+                if p is not None and ((view := by_position.get(p)) is None
+                                      or view.start != old_starts.get(p)):
                     break
                 kept = old_found[reused]
                 found_all.append(kept)

@@ -683,6 +683,10 @@ def _clean(s: str) -> str:
     lines stay visible), any other run as one space; table padding around
     ``|`` shrinks to one space."""
     s = s.strip()
+    if "|" not in s and "  " not in s and s.isprintable():
+        # the common excerpt: no whitespace but single ASCII spaces (every
+        # other whitespace character is unprintable), no table pipes
+        return s
     if "\n" in s or "\r" in s:
         s = _BREAK_RUN.sub("⏎", s)  # (each run holding a line break, as a whole)
     s = _WS_RUN.sub(" ", s)
