@@ -221,3 +221,51 @@ def test_plain_text_documents_use_paragraph_and_sentence_checks():
 
 def test_cut_in_inline_html_tag_is_split_brackets():
     assert cut_codes('A <dfn title="Not dynamic. ✂Fixed.">fixed</dfn> IP.') == ["CS006"]
+
+
+# -- the judgement's fast path for cuts in plain leaves --------------------------------------
+
+
+@pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])
+def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatch):
+    """Cuts in a leaf with no code, raw block, table or list item around it
+    are judged by the rules that can apply there only: over corpus pages cut
+    by a ``fixed`` chunker every 97 characters (mid-word, mid-sentence, in
+    fences, tables, lists, HTML and directives), the issues are those of the
+    full precedence order, and both kinds of cut occur."""
+    import importlib
+
+    from conftest import corpus_files
+
+    from chunkseam.analysis import make_chunks as chunk_doc
+    from chunkseam.config import resolve
+
+    v = importlib.import_module("chunkseam.validate")  # (the package exports the function)
+    files = corpus_files(kind, pattern)[:6]
+    settings = resolve(None, {"chunker": "fixed", "size": 97, "overlap": 0, "unit": "chars"},
+                       strict=False).settings
+    full_order = v._plain_order
+    taken = {"plain": 0, "full": 0}
+    real_judge = v._judge
+
+    def counting(ctx, order, cut, blocks, plain=None):
+        where = v.locate(ctx, cut.offset)
+        structural = where.leaf is None or any(b.kind in v._STRUCTURAL for b in where.blocks)
+        taken["full" if structural else "plain"] += 1
+        return real_judge(ctx, order, cut, blocks, plain)
+
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        doc = Document(text, path=str(path))
+        _name, chunks = chunk_doc(doc, settings)
+        v.clear_caches()
+        monkeypatch.setattr(v, "_judge", counting)
+        fast = [i.to_dict() for i in validate(Document(text, path=str(path)), chunks, settings)]
+        monkeypatch.setattr(v, "_judge", real_judge)
+        v.clear_caches()
+        monkeypatch.setattr(v, "_plain_order", lambda order: list(order))
+        slow = [i.to_dict() for i in validate(Document(text, path=str(path)), chunks, settings)]
+        monkeypatch.setattr(v, "_plain_order", full_order)
+        assert fast == slow, path.name
+    v.clear_caches()
+    assert taken["plain"] > 0 and taken["full"] > 0, taken

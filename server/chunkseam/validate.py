@@ -122,7 +122,17 @@ from .checks import registry
 from .checks.base import ChunkView, Context
 from .checks.chunks import chunk_issues
 from .checks.code import CODE_ORDER, PYTHON_ORDER
-from .checks.cuts import MARKDOWN_ORDER, TEXT_ORDER, Where, locate
+from .checks.cuts import (
+    MARKDOWN_ORDER,
+    TEXT_ORDER,
+    Where,
+    locate,
+    split_code_fence,
+    split_link_definition,
+    split_list_item,
+    split_raw_block,
+    split_table,
+)
 from .checks.inputs import make_cuts, read_chunks, uncovered
 from .checks.textonly import validate_text_only
 from .document import Document, load
@@ -238,12 +248,40 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     return issues
 
 
-def _judge(ctx: Context, order: list, cut: Any, blocks: bool) -> Issue | None:
+#: the rules that find nothing at a cut inside a leaf none of whose blocks
+#: (the leaf and its ancestors) is of a kind in :data:`_STRUCTURAL`: code
+#: (fence, indented), raw blocks (front matter, HTML, reStructuredText
+#: explicit markup and directives, MDX import/export, expressions and JSX),
+#: tables and list items; a link reference definition is never in a leaf
+_BLOCK_RULES = frozenset({split_code_fence, split_raw_block, split_table, split_link_definition,
+                          split_list_item})
+_STRUCTURAL = frozenset({"fence", "code", "front_matter", "html_block", "explicit", "esm", "jsx",
+                         "directive", "table", "list_item"})
+
+
+def _plain_order(order: list) -> list:
+    """``order`` without :data:`_BLOCK_RULES`: the same first match at a cut
+    inside a leaf with no structural block around it (see :func:`_judge`)."""
+    return [(c, fn) for c, fn in order if fn not in _BLOCK_RULES]
+
+
+def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
+           plain: list | None = None) -> Issue | None:
     """The issue of one cut: the first rule in ``order`` that applies (at the
-    cut, then at its alternative offset when the cut is clean)."""
+    cut, then at its alternative offset when the cut is clean). With
+    ``plain`` (:func:`_plain_order` of ``order``), a cut inside a leaf none of
+    whose blocks is structural is judged by those rules only: the others
+    return None there."""
     for at in (cut, cut.at(cut.alt)) if cut.alt is not None else (cut,):
         where = locate(ctx, at.offset) if blocks else Where([], None)
-        found = next((i for _c, fn in order if (i := fn(ctx, at, where)) is not None), None)
+        rules = order
+        if plain is not None and where.leaf is not None:
+            for b in where.blocks:
+                if b.kind in _STRUCTURAL:
+                    break
+            else:
+                rules = plain
+        found = next((i for _c, fn in rules if (i := fn(ctx, at, where)) is not None), None)
         if found is not None:
             return found
     return None
@@ -338,6 +376,7 @@ class _CutJudge:
     def __init__(self, ctx: Context, order: list) -> None:
         self.ctx = ctx
         self.order = order
+        self.plain = _plain_order(order)
         self.st = ctx.structure
         eol = _FIRST_EOL.search(ctx.text)
         from .sentences import current_language
@@ -471,7 +510,7 @@ class _CutJudge:
                 return None, None
             base, issue = hit
             return _shifted(issue, lo - base), _shifted(issue, lo - base)
-        found = _judge(ctx, self.order, cut, True)
+        found = _judge(ctx, self.order, cut, True, self.plain)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
             return None, None
