@@ -335,17 +335,31 @@ def clear_caches() -> None:
     base.clear_caches()
 
 
-def _cacheable(issue: Issue) -> bool:
+def _own_copy(issue: Issue) -> Issue | None:
+    """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
+    all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
+    :data:`_PLAIN_KEYS`), else None."""
     data = issue.data
     if not isinstance(data, dict):
-        return False
+        return None
+    own = {}
     for k, v in data.items():
         if k in _OFFSET_KEYS:
-            if not (_is_int(v) or (isinstance(v, list) and all(_is_int(x) for x in v))):
-                return False
+            if isinstance(v, list):
+                if not all(_is_int(x) for x in v):
+                    return None
+                v = list(v)
+            elif not _is_int(v):
+                return None
         elif k not in _PLAIN_KEYS:
-            return False
-    return True
+            return None
+        elif isinstance(v, list):
+            v = list(v)
+        own[k] = v
+    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+                 issue.chunk, issue.other_chunk, issue.cut,
+                 None if (r := issue.related) is None else (r[0], r[1]), issue.related_message,
+                 issue.fix, own, None if (u := issue.unit) is None else (u[0], u[1]))
 
 
 def _is_int(v: Any) -> bool:
@@ -514,9 +528,9 @@ class _CutJudge:
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
             return None, None
-        if not _cacheable(found):
+        own = _own_copy(found)
+        if own is None:
             return found, _copy(found)
-        own = _shifted(found, 0)
         _CUT_CACHE.put(key, (lo, own), 900 + len(found.message) + len(found.data) * 120)
         return found, own
 
