@@ -3,7 +3,12 @@ what, which single issue a cut gets, and what the issue carries."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from cutkit import codes, make_chunks, marked, unmark
 
 from chunkseam.document import Document
@@ -269,3 +274,23 @@ def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatc
         assert fast == slow, path.name
     v.clear_caches()
     assert taken["plain"] > 0 and taken["full"] > 0, taken
+
+
+_BREAK_RUN_SPEC = re.compile(r"(?<!\s)\s*[\r\n]\s*")
+_WS_RUN_SPEC = re.compile(r"\s+")
+
+
+@hsettings(max_examples=400, deadline=None)
+@example("wrapped \n  line  and\n\n \nmore")
+@given(st.one_of(st.text(alphabet="ab \n", max_size=40),
+                 st.text(alphabet="ab |\n\r\t\u00a0\u2028⏎-:", max_size=40)))
+def test_excerpt_whitespace_as_the_regex_rules_say(s):
+    """Excerpts: every whitespace run holding a line break is one ``⏎``, any
+    other run one space (the fast paths for plain and wrapped prose agree
+    with the two regex passes); table rows are left to the pipe rules."""
+    from chunkseam.checks.base import _clean
+
+    expected = _WS_RUN_SPEC.sub(" ", _BREAK_RUN_SPEC.sub("⏎", s.strip()))
+    got = _clean(s)
+    if "|" not in expected:
+        assert got == expected

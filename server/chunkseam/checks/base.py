@@ -687,6 +687,11 @@ def _clean(s: str) -> str:
         # the common excerpt: no whitespace but single ASCII spaces (every
         # other whitespace character is unprintable), no table pipes
         return s
+    if "|" not in s and "\r" not in s and s.replace("\n", "").isprintable():
+        # wrapped prose: line breaks and single or repeated ASCII spaces only;
+        # the spaces around each break, and blank lines, belong to its run
+        return "⏎".join(p if "  " not in p else _WS_RUN.sub(" ", p)
+                        for p in (q.strip(" ") for q in s.split("\n")) if p)
     if "\n" in s or "\r" in s:
         s = _BREAK_RUN.sub("⏎", s)  # (each run holding a line break, as a whole)
     s = _WS_RUN.sub(" ", s)
