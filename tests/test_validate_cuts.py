@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from cutkit import codes, make_chunks, marked, unmark
 from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from cutkit import codes, make_chunks, marked, unmark
 
 from chunkseam.document import Document
 from chunkseam.settings import Settings
