@@ -384,6 +384,7 @@ class DocumentStore:
                 # each diagnostic's data names the version it is for (as a cold open's does)
                 reused.diagnostics = self.build_diagnostics(reused, encoding)
             reused.seconds = time.perf_counter() - t0
+            logger.debug("chunkseam: reused the analysis of %s v%s for v%s", uri, prev.version, version)
             return reused
         from ..budget import BudgetExceeded
 
