@@ -657,15 +657,18 @@ def at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
     while j < hi and text[j] in " \t\r\n":
         j += 1
     if j < hi:
-        ends = [x for x in (text.find("\n", j, hi), text.find("\r", j, hi)) if x >= 0]
-        e = min(ends) if ends else hi
+        e = text.find("\n", j, hi)
+        e = hi if e < 0 else e
+        r = text.find("\r", j, e)  # (only before the line feed: the nearer break wins)
+        e = r if r >= 0 else e
         while e > j and text[e - 1] in " \t":
             e -= 1
         return (c, max(e, c))
     i = c
     while i > lo and text[i - 1] in " \t\r\n":
         i -= 1
-    a = max(text.rfind("\n", lo, i), text.rfind("\r", lo, i)) + 1
+    a = text.rfind("\n", lo, i)
+    a = max(a, text.rfind("\r", max(a + 1, lo), i)) + 1  # (the nearer break wins)
     a = max(a, lo)
     while a < i and text[a] in " \t":
         a += 1

@@ -44,7 +44,12 @@ def locate(ctx: Context, offset: int) -> Where:
 
 
 def _line_start(text: str, offset: int) -> int:
-    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    """Start of the line holding ``offset``. A carriage return is looked for
+    only after the last line feed (the nearer break wins): searching back to
+    the text's start for one that a document without carriage returns never
+    holds read the whole document before ``offset`` per call."""
+    n = text.rfind("\n", 0, offset)
+    return max(n, text.rfind("\r", n + 1, offset)) + 1
 
 
 def _next_line_start(text: str, offset: int) -> int:
