@@ -294,3 +294,50 @@ def test_excerpt_whitespace_as_the_regex_rules_say(s):
     got = _clean(s)
     if "|" not in expected:
         assert got == expected
+
+
+def _naive_line_start(text: str, offset: int) -> int:
+    return max((i + 1 for i, ch in enumerate(text[:offset]) if ch in "\r\n"), default=0)
+
+
+def _naive_at_cut(text: str, cut: int, lo: int, hi: int) -> tuple[int, int]:
+    """:func:`chunkseam.checks.base.at_cut` with each line break looked for
+    character by character (any of CR and LF, the nearest wins)."""
+    if hi - lo <= 0:
+        return (lo, hi)
+    c = max(lo, min(cut, hi))
+    if lo < cut < hi and hi - lo <= 256 and not any(ch.isspace() for ch in text[lo:hi]):
+        return (lo, hi)
+    j = c
+    while j < hi and text[j] in " \t\r\n":
+        j += 1
+    if j < hi:
+        e = next((k for k in range(j, hi) if text[k] in "\r\n"), hi)
+        while e > j and text[e - 1] in " \t":
+            e -= 1
+        return (c, max(e, c))
+    i = c
+    while i > lo and text[i - 1] in " \t\r\n":
+        i -= 1
+    a = max(_naive_line_start(text[:i], i), lo)
+    while a < i and text[a] in " \t":
+        a += 1
+    return (a, i) if i > a else (lo, hi)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\r\n", max_size=40), st.data())
+def test_line_bounds_at_cuts_take_the_nearest_break(text, data):
+    """A cut's line start and its issue's range find the nearest CR or LF,
+    whichever it is (the searches stop at the nearest LF before looking for a
+    CR), in texts mixing both."""
+    from chunkseam.checks.base import at_cut
+    from chunkseam.checks.cuts import _line_start
+
+    n = len(text)
+    offset = data.draw(st.integers(0, n))
+    assert _line_start(text, offset) == _naive_line_start(text, offset)
+    lo = data.draw(st.integers(0, n))
+    hi = data.draw(st.integers(lo, n))
+    cut = data.draw(st.integers(0, n))
+    assert at_cut(text, cut, lo, hi) == _naive_at_cut(text, cut, lo, hi)
