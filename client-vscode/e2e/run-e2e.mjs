@@ -6,6 +6,8 @@
 //   node e2e/run-e2e.mjs --vsix chunkseam-0.1.0.vsix --python /path/to/python \
 //        [--code-server-dir DIR] [--artifacts DIR] [--keep]
 //
+// E2E_ONLY=big in the environment runs only the 1 MB document's checks.
+//
 // --python is an interpreter that has chunkseam installed (the server runs as
 // `python -m chunkseam server`); --code-server-dir is what
 // scripts/install-code-server.sh printed. Every check is reported; the last
@@ -205,7 +207,19 @@ async function screenshot(name) {
   }
 }
 
+// E2E_ONLY=big: only the checks of the 1 MB document (after guide.md is open
+// and its squiggles are there, so the server is running), to iterate on them.
+// Unset: every check.
+const ONLY = process.env.E2E_ONLY || "";
+if (ONLY && ONLY !== "big") {
+  fatal(`E2E_ONLY=${ONLY}: only "big" is known`);
+}
+const BIG_CHECKS = [/^open guide\.md/, /^squiggles under the bad cuts/, /1 MB document/, /maxDiagnostics/, /^still no module/];
+
 async function check(name, fn) {
+  if (ONLY === "big" && !BIG_CHECKS.some((re) => re.test(name))) {
+    return true;
+  }
   const started = Date.now();
   try {
     const detail = await fn();
@@ -1025,6 +1039,45 @@ try {
     const found = fs.existsSync(logs) ? fs.readdirSync(logs, { recursive: true }).filter((f) => String(f).endsWith(path.join("chunkseam.chunkseam", "chunkseam.log"))) : [];
     return found.length ? path.join(logs, String(found[found.length - 1])) : undefined;
   }
+  /**
+   * The extension host's side of the open, from the language client's trace
+   * (its lines carry the local time in ms): when didOpen went out, when the
+   * diagnostics came back, and the other answers before the first squiggle,
+   * in seconds after Enter (`t0`, ms since the epoch).
+   */
+  function openTimeline(text, t0, squiggle) {
+    const at = (line) => {
+      const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
+      return m ? (new Date(`${m[1]}T${m[2]}`).getTime() - t0) / 1000 : undefined;
+    };
+    const events = [];
+    let diagnosticId;
+    for (const line of text.split("\n")) {
+      const when = at(line);
+      if (when === undefined || when < 0) {
+        continue;
+      }
+      let m;
+      if (/Sending notification 'textDocument\/didOpen'/.test(line) && !events.some((e) => e.startsWith("didOpen"))) {
+        events.push(`didOpen sent ${when.toFixed(2)}`);
+      } else if ((m = /Sending request 'textDocument\/diagnostic - \((\d+)\)'/.exec(line)) && diagnosticId === undefined) {
+        diagnosticId = m[1];
+        events.push(`diagnostic asked ${when.toFixed(2)}`);
+      } else if ((m = /Received response '([^' ]+) - \((\d+)\)' in (\d+)ms/.exec(line)) && when <= squiggle + 0.5) {
+        const failed = /Request failed/.test(line) ? " (failed)" : "";
+        if (m[1] === "textDocument/diagnostic" && m[2] === diagnosticId) {
+          events.push(`diagnostics received ${when.toFixed(2)} (server ${(Number(m[3]) / 1000).toFixed(2)})${failed}`);
+          if (failed) {
+            diagnosticId = undefined;
+          }
+        } else {
+          events.push(`${m[1].replace(/^textDocument\//, "")} ${when.toFixed(2)}${failed}`);
+        }
+      }
+    }
+    events.push(`first squiggle ${squiggle.toFixed(2)}`);
+    return events.join(", ");
+  }
   let cliSeconds;
   await check("the command line on the 1 MB document (reference time)", async () => {
     const { seconds, issues } = lintBig();
@@ -1064,6 +1117,7 @@ try {
       }
       const cancelled = (text.match(/Request failed: .* \(-32800\)/g) ?? []).length;
       traffic = Object.entries(counts).map(([k, v]) => `${k} ×${v}`).join(", ") + `; ${cancelled} answered as cancelled`;
+      console.log(`e2e figures: 1 MB document: where the time went (s after Enter): ${openTimeline(text, t, first)}`);
     }
     console.log(`e2e figures: 1 MB document: client → server while it opened: ${traffic}`);
     return `first squiggle after ${first.toFixed(2)} s${ratio}; status bar after ${status.toFixed(2)} s; ${traffic}`;
