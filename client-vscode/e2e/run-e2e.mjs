@@ -1109,9 +1109,10 @@ try {
     // what the client asked of the server meanwhile (the log is flushed a little later)
     await page.waitForTimeout(1500);
     let traffic = "no client log";
+    const counts = {};
+    assert(logFile && fs.existsSync(logFile), "no language client trace to count the requests in");
     if (logFile && fs.existsSync(logFile)) {
       const text = fs.readFileSync(logFile, "utf8").slice(logFrom);
-      const counts = {};
       for (const m of text.matchAll(/Sending (request|notification) '([^' ]+)/g)) {
         counts[m[2]] = (counts[m[2]] ?? 0) + 1;
       }
@@ -1120,6 +1121,10 @@ try {
       console.log(`e2e figures: 1 MB document: where the time went (s after Enter): ${openTimeline(text, t, first)}`);
     }
     console.log(`e2e figures: 1 MB document: client → server while it opened: ${traffic}`);
+    // The chunk list is asked for again only when chunkseam's diagnostics
+    // change, not on every diagnostics event of the workbench (they came
+    // five times a second while big.md was open): big.md once, guide.md perhaps once.
+    assert((counts["chunkseam/chunks"] ?? 0) <= 3, `chunkseam/chunks asked ${counts["chunkseam/chunks"]} times while big.md opened`);
     return `first squiggle after ${first.toFixed(2)} s${ratio}; status bar after ${status.toFixed(2)} s; ${traffic}`;
   });
   await screenshot("big-document");

@@ -1,8 +1,8 @@
 /**
  * The chunks and statistics of open documents, fetched from the server with
  * `chunkseam/chunks` and `chunkseam/stats`, refreshed after edits and after
- * the server publishes new diagnostics. Bands, the status bar and the
- * preview all read from here.
+ * the server reports new diagnostics (its own: see diagnosticsChanged).
+ * Bands, the status bar and the preview all read from here.
  */
 
 import * as vscode from "vscode";
@@ -61,14 +61,6 @@ export class ChunkStore implements vscode.Disposable {
         }
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.forget(doc.uri)),
-      vscode.languages.onDidChangeDiagnostics((e) => {
-        for (const uri of e.uris) {
-          const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-          if (doc && hasChunks(doc)) {
-            this.schedule(doc, 30);
-          }
-        }
-      }),
       server.onDidChangeStatus((status) => {
         if (status === "running") {
           this.statsUnsupported = false;
@@ -85,6 +77,23 @@ export class ChunkStore implements vscode.Disposable {
         }
       }),
     );
+  }
+
+  /**
+   * The server's diagnostics of these documents changed (a new analysis: the
+   * chunks may have changed too). Called by the language client's middleware
+   * for chunkseam's own reports, and by the notebook cells' diagnostics,
+   * never on the workbench's every diagnostics event (they came five times
+   * a second, for files whose chunkseam diagnostics had not changed, while a
+   * 1 MB Markdown file was open: each asked for a whole chunk list again).
+   */
+  diagnosticsChanged(uris: readonly vscode.Uri[]): void {
+    for (const uri of uris) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (doc && hasChunks(doc)) {
+        this.schedule(doc, 30);
+      }
+    }
   }
 
   /** Refresh a little after the server's debounce, so the new analysis is ready. */
@@ -146,6 +155,15 @@ export class ChunkStore implements vscode.Disposable {
     this.inflight.get(key)?.cancel();
     const cts = new vscode.CancellationTokenSource();
     this.inflight.set(key, cts);
+    // a new document's chunk list after its diagnostics (see firstDiagnostics.ts)
+    await this.server.firstDiagnostics(doc.uri);
+    if (cts.token.isCancellationRequested || !this.server.running || doc.isClosed) {
+      if (this.inflight.get(key) === cts) {
+        this.inflight.delete(key);
+      }
+      cts.dispose();
+      return undefined;
+    }
     const version = doc.version;
     const params = { textDocument: { uri: this.server.running.code2ProtocolConverter.asUri(doc.uri) } };
     try {

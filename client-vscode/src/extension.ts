@@ -99,6 +99,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       return next(command, args);
     },
+    onDiagnostics: (uri) => store?.diagnosticsChanged([uri]),
   });
   const server = manager;
   context.subscriptions.push(server);
@@ -108,6 +109,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const previews = new PreviewPanels(store);
   const notebookDiagnostics = new NotebookDiagnostics(server);
   context.subscriptions.push(store, painter, statusBar, previews, notebookDiagnostics);
+  context.subscriptions.push(notebookDiagnostics.onDidUpdate((uris) => store.diagnosticsChanged(uris)));
 
   // A server that does not advertise `chunkseam.showChunk` still gets the
   // command: it is sent as workspace/executeCommand by this fallback.

@@ -20,6 +20,9 @@ import { ServerManager } from "./server";
 
 export class NotebookDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection("chunkseam-notebooks");
+  private readonly updated = new vscode.EventEmitter<readonly vscode.Uri[]>();
+  /** Fires with the cells given a new report (their chunks may have changed too). */
+  readonly onDidUpdate = this.updated.event;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Map<string, vscode.CancellationTokenSource>();
   /** Cell URIs given diagnostics, per notebook URI (to clear removed cells). */
@@ -32,6 +35,7 @@ export class NotebookDiagnostics implements vscode.Disposable {
   constructor(private readonly server: ServerManager) {
     this.disposables.push(
       this.collection,
+      this.updated,
       vscode.workspace.onDidOpenNotebookDocument((nb) => this.schedule(nb, 150)),
       vscode.workspace.onDidChangeNotebookDocument((e) => this.schedule(e.notebook, this.editDelay())),
       vscode.workspace.onDidCloseNotebookDocument((nb) => this.forget(nb)),
@@ -134,6 +138,7 @@ export class NotebookDiagnostics implements vscode.Disposable {
         }
       }
       this.shown.set(key, now);
+      this.updated.fire(reports.map(([uri]) => uri));
     } catch (e) {
       if (cts.token.isCancellationRequested || isCancelled(e)) {
         return;

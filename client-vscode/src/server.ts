@@ -29,6 +29,7 @@ import {
   pythonExtensionInterpreter,
   safeWorkingDirectory,
 } from "./python";
+import { FirstDiagnosticsGate } from "./firstDiagnostics";
 import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
@@ -42,7 +43,12 @@ export interface ServerHooks {
     args: unknown[],
     next: (command: string, args: unknown[]) => Promise<unknown>,
   ) => Promise<unknown>;
+  /** The server reported new diagnostics for a document (pulled or pushed). */
+  onDiagnostics?: (uri: vscode.Uri) => void;
 }
+
+/** How long a new document's lenses, symbols, folds and chunks wait for its diagnostics at most. */
+const FIRST_DIAGNOSTICS_WAIT_MS = 5000;
 
 /** The `chunkseam` settings the server should see, for a scope. */
 export function currentServerSettings(scope?: vscode.ConfigurationScope | null): Record<string, unknown> {
@@ -52,6 +58,8 @@ export function currentServerSettings(scope?: vscode.ConfigurationScope | null):
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  /** What waits for a new document's first diagnostics (one per client). */
+  private gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS);
   private busy: Promise<void> = Promise.resolve();
   private readonly policy = new RestartPolicy();
   private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
@@ -75,6 +83,11 @@ export class ServerManager implements vscode.Disposable {
 
   get status(): ServerStatus {
     return this._status;
+  }
+
+  /** Resolves when a newly opened document's first diagnostics are in (at once for others). */
+  firstDiagnostics(uri: vscode.Uri): Promise<void> {
+    return this.gate.ready(uri.toString());
   }
 
   /** The running client, or undefined. */
@@ -166,6 +179,8 @@ export class ServerManager implements vscode.Disposable {
       // workspaceFolders), never as the working directory.
       options: { cwd, env: pythonEnv(process.env) },
     };
+    this.gate.dispose();
+    const gate = (this.gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS));
     const clientOptions: LanguageClientOptions = {
       documentSelector: analysedSelector(),
       outputChannel: this.output,
@@ -208,13 +223,62 @@ export class ServerManager implements vscode.Disposable {
           },
         },
         executeCommand: this.hooks.executeCommand,
+        // A new document's diagnostics first: its lenses, symbols, folds and
+        // code actions (and chunk list, see chunkStore.ts) are asked for
+        // once they are in (see firstDiagnostics.ts).
+        didOpen: (document, next) => {
+          gate.opened(document.uri.toString());
+          return next(document);
+        },
+        didClose: (document, next) => {
+          gate.delivered(document.uri.toString());
+          return next(document);
+        },
+        provideCodeLenses: async (document, token, next) => {
+          await gate.ready(document.uri.toString());
+          return next(document, token);
+        },
+        provideDocumentSymbols: async (document, token, next) => {
+          await gate.ready(document.uri.toString());
+          return next(document, token);
+        },
+        provideFoldingRanges: async (document, context, token, next) => {
+          await gate.ready(document.uri.toString());
+          return next(document, context, token);
+        },
+        provideCodeActions: async (document, range, context, token, next) => {
+          await gate.ready(document.uri.toString());
+          return next(document, range, context, token);
+        },
         // Keep the previous diagnostics until the new ones arrive (no flicker).
-        provideDiagnostics: (document, previousResultId, token, next) =>
-          keepReportWhenCancelled(
-            token,
-            () => next(document, previousResultId, token),
-            () => new vscode.CancellationError(),
-          ),
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const uri = document instanceof vscode.Uri ? document : document.uri;
+          let report: Awaited<ReturnType<typeof next>>;
+          try {
+            report = await keepReportWhenCancelled(
+              token,
+              () => next(document, previousResultId, token),
+              () => new vscode.CancellationError(),
+            );
+          } catch (e) {
+            if (!(e instanceof vscode.CancellationError)) {
+              gate.delivered(uri.toString()); // none will come: nothing waits for them
+            }
+            throw e;
+          }
+          if (report && report.kind === "full") {
+            this.hooks.onDiagnostics?.(uri);
+          }
+          // the client hands the report to VS Code when this returns; what
+          // waited goes after that
+          setTimeout(() => gate.delivered(uri.toString()), 0);
+          return report;
+        },
+        handleDiagnostics: (uri, diagnostics, next) => {
+          next(uri, diagnostics);
+          this.hooks.onDiagnostics?.(uri);
+          gate.delivered(uri.toString());
+        },
       },
     };
 
@@ -312,6 +376,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStop(): Promise<void> {
+    this.gate.dispose();
     const client = this.client;
     this.client = undefined;
     this.serverVersion = undefined;
