@@ -493,6 +493,39 @@ def test_published_json_under_a_cap_equals_the_converters():
         store.shutdown()
 
 
+def test_pulled_diagnostics_are_built_without_json_templates():
+    """A client that pulls never gets a publication: the server makes no JSON
+    templates then (work before the first answer), and what it answers, capped
+    or not, after edits too, is what it would have answered with them."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    server_settings = {"chunker": "fixed", "size": 32, "overlap": 6}
+    stores = {lean: store_for(server_settings) for lean in (False, True)}
+    for lean, store in stores.items():
+        store.build_diagnostics = (lambda result, encoding, lean=lean: diagnostics.build(
+            result, encoding, published=7, json_templates=not lean))
+    try:
+        for store in stores.values():
+            store.open(URI, text, 1, "markdown")
+        for version in (1, 2, 3):
+            answers = {}
+            for lean, store in stores.items():
+                if version > 1:
+                    doc = store.get(URI).doc
+                    at = len(doc.text) * version // 5
+                    store.change(URI, version, [change(doc, at, at, "ab")])
+                compute(store, URI)
+                built = store.results[URI].diagnostics
+                made = sum(t is not None for t in built.templates.values())
+                assert made == 0 if lean else made >= 6
+                answers[lean] = [_wire(diagnostics.cap(built, limit)) for limit in (7, 0, 3)]
+            assert answers[True] == answers[False]
+            assert len(answers[True][1]) > 7
+    finally:
+        for store in stores.values():
+            store.shutdown()
+
+
 def _wire(diags: list) -> list:
     return json.loads(json.dumps(WIRE.unstructure(list(diags))))
 

@@ -448,7 +448,7 @@ def params_json(params: types.PublishDiagnosticsParams, built: Any) -> str | Non
 
 
 def build(result: "Result", encoding: str, limit: int = 0, *,
-          published: int = 0) -> list[types.Diagnostic]:
+          published: int = 0, json_templates: bool = True) -> list[types.Diagnostic]:
     """The diagnostics of a result (runs in the worker thread), at most
     ``limit`` of them (0: no cap; see :func:`cap`), as a :class:`Built`.
 
@@ -460,7 +460,11 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     Uncapped (``limit`` 0) with more issues than ``published``, only the
     diagnostics that publication holds are made: the issues' severities
     choose them as :func:`cap` would choose among their diagnostics, and the
-    list is that publication's (``capped``; the others made on demand)."""
+    list is that publication's (``capped``; the others made on demand).
+
+    ``json_templates`` False: no templates are made (a server whose client
+    pulls its diagnostics never writes a publication: the pull's answer is
+    written the ordinary way)."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -494,7 +498,7 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     # kept for the next version: read there, never changed
     doc.memo(("lsp-diagnostics", uri, encoding), lambda: (result.analysis.issues, out, templates))
     if lazy:
-        if _wire_fields_known():
+        if json_templates and _wire_fields_known():
             for k in chosen:
                 if templates[k] is None:
                     templates[k] = _template(out[k])
@@ -508,7 +512,7 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
         return Built(capped, {id(out[k]): templates[k] for k in chosen}, capped=published, rest=rest)
     capped = cap(out, limit)
     index = {id(d): k for k, d in enumerate(out)}
-    if _wire_fields_known():  # templates of the published diagnostics only
+    if json_templates and _wire_fields_known():  # templates of the published diagnostics only
         for d in cap(capped, published):
             k = index.get(id(d))
             if k is not None and templates[k] is None:

@@ -169,8 +169,10 @@ class ChunkseamServer(LanguageServer):
         self.shutdown_requested = False
 
     def build_diagnostics(self, result: Result, encoding: str) -> list[types.Diagnostic]:
-        """A result's diagnostics, the JSON of those a publication holds made too."""
-        return diagnostics.build(result, encoding, published=self.store.editor.max_diagnostics()[0])
+        """A result's diagnostics, the JSON of those a publication holds made
+        too (not when the client pulls: nothing is published then)."""
+        return diagnostics.build(result, encoding, published=self.store.editor.max_diagnostics()[0],
+                                 json_templates=not self.pull_mode)
 
     # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
