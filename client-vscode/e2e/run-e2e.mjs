@@ -1153,9 +1153,10 @@ try {
       window.__csSamples = [];
       window.__csTimer = window.setInterval(() => {
         const item = document.getElementById("status.problems");
-        const counts = ((item && item.textContent) || "").match(/\d+/g) || [];
+        // "⊗ 999 ⚠ 0 ⓘ 1", or "⊗ 1K …" from 1,000 on (at least that many)
+        const counts = [...((item && item.textContent) || "").matchAll(/(\d+(?:\.\d+)?)(K?)/g)];
         window.__csSamples.push({
-          problems: counts.reduce((a, b) => a + Number(b), 0),
+          problems: counts.reduce((a, m) => a + Number(m[1]) * (m[2] ? 1000 : 1), 0),
           squiggles: document.querySelectorAll(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").length,
         });
       }, 10);
