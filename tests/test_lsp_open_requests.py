@@ -17,6 +17,7 @@ import re
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
 
 from lsp_support import (
@@ -88,3 +89,90 @@ async def test_requests_that_arrive_with_did_open_wait_for_its_one_analysis(clie
     assert as_dict(again[0]) == chunks
     await request(client, "chunkseam/stats", uri)
     assert analyses(client, uri) == ["1"]
+
+
+async def _log_says(client: LanguageClient, needle: str) -> None:
+    async def wait() -> None:
+        while not any(needle in m.message for m in client.log_messages):
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(wait(), TIMEOUT)
+
+
+def _wire_items(report: object) -> list:
+    """A pulled report's diagnostics, without what names the file they are in."""
+    items = default_converter().unstructure(report)["items"]
+    for d in items:
+        for r in d.get("relatedInformation") or []:
+            r["location"].pop("uri")
+    return items
+
+
+async def test_a_file_about_to_open_is_analysed_from_disk_and_the_open_takes_it_over(
+        client: LanguageClient, tmp_path):
+    """``chunkseam/willOpen`` (an editor's tab is there, its text not yet
+    loaded): the server analyses the file from disk; the didOpen with the
+    same text takes that analysis over (no second one), and its diagnostics
+    are those of a document opened without the head start."""
+    text = "\n".join([DATABASE.read_text()] * 40)
+    ahead, cold = tmp_path / "ahead.md", tmp_path / "cold.md"
+    for f in (ahead, cold):
+        f.write_text(text, encoding="utf-8")
+    await initialize(client, init_options={"settings": dict(FIXED_200, trace="debug")}, pull=True)
+    uri = ahead.as_uri()
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": uri}})
+    await _log_says(client, f"analysed {uri} from disk ahead of its opening")
+    open_doc(client, uri, text)
+    report = await asyncio.wait_for(client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(TD(uri))), TIMEOUT)
+    await request(client, "chunkseam/stats", uri)
+    assert analyses(client, uri) == [], "the open analysed the text again"
+    assert any(f"reused the analysis of {uri} v(from disk) for v1" in m.message for m in client.log_messages)
+
+    open_doc(client, cold.as_uri(), text)
+    expected = await asyncio.wait_for(client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(TD(cold.as_uri()))), TIMEOUT)
+    assert analyses(client, cold.as_uri()) == ["1"]
+    assert len(_wire_items(report)) > 40
+    assert _wire_items(report) == _wire_items(expected)
+    assert {d["data"]["version"] for d in _wire_items(report) if "version" in (d.get("data") or {})} == {1}
+
+
+async def test_a_file_opened_with_other_text_than_on_disk_is_analysed_as_opened(client: LanguageClient, tmp_path):
+    """The head start is of the file on disk: an editor that opens other text
+    (unsaved changes restored, another encoding) gets the analysis of its text."""
+    on_disk = "\n".join([DATABASE.read_text()] * 10)
+    opened = on_disk.replace("database", "datastore")
+    assert opened != on_disk
+    path = tmp_path / "changed.md"
+    path.write_text(on_disk, encoding="utf-8")
+    await initialize(client, init_options={"settings": dict(FIXED_200, trace="debug")}, pull=True)
+    uri = path.as_uri()
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": uri}})
+    await _log_says(client, f"analysed {uri} from disk ahead of its opening")
+    open_doc(client, uri, opened)
+    report = await asyncio.wait_for(client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(TD(uri))), TIMEOUT)
+    assert analyses(client, uri) == ["1"]
+    other = (tmp_path / "other.md").as_uri()  # (no file: only the opened text)
+    open_doc(client, other, opened)
+    expected = await asyncio.wait_for(client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(TD(other))), TIMEOUT)
+    assert _wire_items(report) == _wire_items(expected)
+    assert any("datastore" in d["message"] for d in _wire_items(report))
+
+
+async def test_will_open_for_what_cannot_be_read_changes_nothing(client: LanguageClient, tmp_path):
+    """A missing file, a directory, a file that is not UTF-8, a uri that is not
+    a file, a document already open: no head start, no error, the server answers."""
+    await initialize(client, init_options={"settings": dict(FIXED_200, trace="debug")}, pull=True)
+    (tmp_path / "latin1.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    opened = (tmp_path / "open.md").as_uri()
+    open_doc(client, opened, "# Open\n\nAlready open.\n")
+    for uri in [(tmp_path / "missing.md").as_uri(), tmp_path.as_uri(), (tmp_path / "latin1.md").as_uri(),
+                "untitled:Untitled-1", opened, "file:///dev/zero"]:
+        client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": uri}})
+    client.protocol.notify("chunkseam/willOpen", {"no": "uri"})
+    stats = as_dict(await request(client, "chunkseam/stats", opened))
+    assert stats["chunks"] >= 1
+    assert not any("from disk ahead" in m.message for m in client.log_messages)
+    assert analyses(client, opened) == ["1"]

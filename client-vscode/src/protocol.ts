@@ -80,6 +80,8 @@ export function sizeLabel(n: number, unit: string | undefined): string {
 
 export const CHUNKS_REQUEST = "chunkseam/chunks";
 export const STATS_REQUEST = "chunkseam/stats";
+/** A file's tab is there, its text not yet sent: the server may start on the file (no answer). */
+export const WILL_OPEN_NOTIFICATION = "chunkseam/willOpen";
 export const SHOW_CHUNK_COMMAND = "chunkseam.showChunk";
 
 /** Compare positions: negative when a is before b. */

@@ -30,6 +30,7 @@ import {
   safeWorkingDirectory,
 } from "./python";
 import { FirstDiagnosticsGate } from "./firstDiagnostics";
+import { WILL_OPEN_NOTIFICATION } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
@@ -79,7 +80,30 @@ export class ServerManager implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
     private readonly hooks: ServerHooks = {},
-  ) {}
+  ) {
+    // A tab shows a file before its text is loaded and sent (didOpen): tell
+    // the server, which starts analysing the file from disk meanwhile (the
+    // didOpen takes that analysis over if the text is the same).
+    this.disposables.push(
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        for (const tab of [...e.opened, ...e.changed]) {
+          if (tab.input instanceof vscode.TabInputText) {
+            this.willOpen(tab.input.uri);
+          }
+        }
+      }),
+    );
+  }
+
+  private willOpen(uri: vscode.Uri): void {
+    const client = this.running;
+    if (!client || uri.scheme !== "file" || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) {
+      return;
+    }
+    void client
+      .sendNotification(WILL_OPEN_NOTIFICATION, { textDocument: { uri: client.code2ProtocolConverter.asUri(uri) } })
+      .catch(() => undefined);
+  }
 
   get status(): ServerStatus {
     return this._status;

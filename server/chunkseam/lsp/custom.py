@@ -24,6 +24,11 @@ and editor settings), and answers::
      "errors": {name: message}, "html": self-contained page or null}
 
 Without ``strategies`` it only answers ``available`` (for a client's picker).
+
+``chunkseam/willOpen`` — a notification, params ``{"textDocument": {"uri": …}}``
+— says an editor is about to open the file (its tab is there, its text not
+yet loaded): the server starts analysing the file from disk, and the
+``didOpen`` that follows takes that analysis over if the text is the same.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 CHUNKS = "chunkseam/chunks"
 STATS = "chunkseam/stats"
 COMPARE = "chunkseam/compare"
+WILL_OPEN = "chunkseam/willOpen"
 
 
 def uri_of(params: Any) -> str | None:

@@ -693,6 +693,13 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     return custom.stats(await ls.result(owner or uri))
 
 
+@server.feature(custom.WILL_OPEN)
+def will_open(ls: ChunkseamServer, params: Any) -> None:
+    uri = custom.uri_of(params)
+    if uri is not None and ls.notebooks.owner(uri) is None and uri not in ls.notebooks.open:
+        ls.store.prefetch(uri)
+
+
 @server.feature(custom.COMPARE)
 async def compare_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
     uri = custom.uri_of(params)
