@@ -458,3 +458,27 @@ def test_corpus_invariants(size, step):
         over += sum(c.oversize for c in chunks)
     assert total > len(files)
     assert over < total * 0.15
+
+
+# -- line starts without a line index (the fallback of _line_start_of) ----------------------
+
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+
+def _old_line_start(text: str, pos: int) -> int:
+    """The fallback as it was: the last CR or LF before ``pos``, each searched
+    back to the text's start."""
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\r\n", max_size=40), st.data())
+def test_line_start_fallback_equals_the_unbounded_search(text, data):
+    """Without a line index, a line's start is found by looking for a CR only
+    after the last LF (a 1 MB document without CRs is not read back per
+    call): the same start as the old search on texts mixing CR, LF and CRLF."""
+    from chunkseam.chunkers.markdown import _line_start_of
+
+    line_start = _line_start_of(text, None)
+    pos = data.draw(st.integers(0, len(text)))
+    assert line_start(pos) == _old_line_start(text, pos)

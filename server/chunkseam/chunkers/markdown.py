@@ -248,7 +248,11 @@ def _line_start_of(text: str, line_starts: Sequence[int] | None) -> Callable[[in
 
     def line_start(pos: int) -> int:
         if line_starts is None:
-            return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+            # a carriage return only after the last line feed (the nearer break
+            # wins): a search back to the text's start for one that a document
+            # without carriage returns never holds read it all per call
+            n = text.rfind("\n", 0, pos)
+            return max(n, text.rfind("\r", n + 1, pos)) + 1
         return line_starts[bisect_right(line_starts, pos) - 1]
 
     return line_start
