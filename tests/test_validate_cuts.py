@@ -341,3 +341,37 @@ def test_line_bounds_at_cuts_take_the_nearest_break(text, data):
     hi = data.draw(st.integers(lo, n))
     cut = data.draw(st.integers(0, n))
     assert at_cut(text, cut, lo, hi) == _naive_at_cut(text, cut, lo, hi)
+
+
+# -- a cut before closing tags only ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    # HTML: the <a> is whole before the cut, only its closers are after it
+    '<p align="center">\n  <a href="https://x.org"><img src="a.svg" alt="A"></a>\n✂</p>\n\nAfter.',
+    "<details>\n<summary>More</summary>\nAll of it here.\n✂</details>\n\nAfter.",
+    # a list item whose <details> block closes after the cut
+    "- <details>\n    <summary>Run it</summary>\n\n    Start the server now.\n\n✂    </details>\n- next",
+])
+def test_only_closing_tags_after_a_cut_is_clean(text):
+    assert cut_codes(text) == []
+
+
+def test_only_closing_tags_after_a_cut_in_mdx_is_clean():
+    text = ("<Steps>\n\n1. Install it.\n\n2. Run it.\n\n</Steps>\n\n"
+            "<Tabs>\n  <TabItem value=\"npm\">\n\nRun `npm i x` now.\n✂\n  </TabItem>\n</Tabs>\n\nAfter.")
+    assert cut_codes(text, path="example.mdx") == []
+
+
+def test_closing_tags_then_more_of_the_enclosing_element_is_still_a_split():
+    """Past the closing tags the cut is judged where it lands: between two
+    rows of one HTML table the table is split, and it is the table that the
+    message names."""
+    text = ("<table>\n<tr>\n  <td><a href=\"https://x.org\"><img src=\"a.svg\"></a>✂</td>\n</tr>\n"
+            "<tr>\n  <td>two</td>\n</tr>\n</table>\n")
+    doc, chunks, cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.cut is not None]
+    assert issue.code == "CS008"
+    assert "<table>" in issue.message
+    # a bare opening tag is still a split: its attributes label what follows
+    assert cut_codes('<TabItem value="npm">\n✂\nRun `npm i x` now.\n\n</TabItem>\n', path="example.mdx") == ["CS008"]

@@ -322,6 +322,33 @@ def _closing_tag_after(text: str, start: int, end: int) -> bool:
     return "</" in text[start:end]
 
 
+_CLOSING_TAG = re.compile(r"</(?:[A-Za-z][\w.:-]*)?[ \t\r\n]*>")
+
+
+def skip_closing_tags(text: str, start: int, end: int) -> int:
+    """The end of the run of closing tags (``</details>``, ``</Tabs>``,
+    ``</>``) and whitespace at ``text[start:end]``."""
+    pos = start
+    while pos < end:
+        if text[pos].isspace():
+            pos += 1
+            continue
+        m = _CLOSING_TAG.match(text, pos, end)
+        if m is None:
+            break
+        pos = m.end()
+    return pos
+
+
+def only_closing_tags(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds nothing but closing tags and
+    whitespace. A unit whose only part across a cut is its closing tag is
+    whole for a reader: a tag carries no text, so the chunk that holds the
+    content lacks nothing, and the other one holds a stray closing tag (a
+    chunk of nothing else is CS102's fragment, not a split unit)."""
+    return skip_closing_tags(text, start, end) >= end
+
+
 def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind == "front_matter":
@@ -332,6 +359,11 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             if any(o.kind == "list_item" for o in where.blocks):
                 return None  # HTML inside a list item: the item is the unit it breaks (CS005)
             got = html_cut(ctx.text, b.start, b.end, cut.offset)
+            while got is not None and got[0] == "element" and only_closing_tags(ctx.text, cut.offset, got[2]):
+                # only the element's closing tag(s) after the cut: the element
+                # is whole; what encloses it is judged past those tags
+                after = skip_closing_tags(ctx.text, got[2], b.end)
+                got = html_cut(ctx.text, b.start, b.end, after) if after < b.end else None
             if got is None:
                 return None  # between complete elements: a clean place to cut
             what, s, e = got
@@ -371,6 +403,8 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     jsx = [b for b in where.blocks if b.kind in ("jsx", "directive")]
     if jsx and any(o.kind == "list_item" for o in where.blocks):
         return None  # an element in a list item, or a list in the element: the item is the unit (CS005)
+    while jsx and only_closing_tags(ctx.text, cut.offset, jsx[-1].end):
+        jsx.pop()  # only its closing tag after the cut: the element is whole (see only_closing_tags)
     if jsx and not any(b.is_leaf for b in where.blocks):
         b = jsx[-1]
         kids = ctx.structure.children(b)
@@ -541,8 +575,10 @@ def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     # sub-items, a clean cut
     if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
         return None
-    if not ctx.text[cut.offset : item.end].strip():
-        return None  # only the item's trailing spaces (a hard break's "  ") after the cut: the item is whole
+    if only_closing_tags(ctx.text, cut.offset, item.end):
+        # only the item's trailing spaces (a hard break's "  ") or the closing
+        # tags of HTML or JSX in it (`</details>`) after the cut: the item is whole
+        return None
     return _finish(ctx, "CS005", cut, "inside a list item", item.start, item.end,
                    hint="cut between list items", item=[item.start, item.end],
                    **_paragraph_data(where.leaf))
