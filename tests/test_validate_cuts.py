@@ -375,3 +375,15 @@ def test_closing_tags_then_more_of_the_enclosing_element_is_still_a_split():
     assert "<table>" in issue.message
     # a bare opening tag is still a split: its attributes label what follows
     assert cut_codes('<TabItem value="npm">\n✂\nRun `npm i x` now.\n\n</TabItem>\n', path="example.mdx") == ["CS008"]
+
+
+def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():
+    """An excerpt of no words (a table's delimiter row) reaches for the
+    nearest words only within the chunk the message names: the delimiter row
+    is shown as it is, not the link definitions after the chunk."""
+    text = "| Logo | Name |\n✂| :-: | :-: |\n✂\n[npm-image]: https://img.shields.io/npm/v/x.svg\n"
+    doc, chunks, cuts, issues = run(text, Settings(min_tokens=16))
+    split = next(i for i in issues if i.code == "CS004")
+    assert '"| :-: | :-: |" is in chunk 2' in split.message
+    frag = next(i for i in issues if i.code == "CS102" and i.chunk == 1)
+    assert "npm-image" not in frag.message and "| :-: | :-: |" in frag.message

@@ -111,7 +111,7 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
     unit = _units(ctx)
     one = unit[:-1] if view.tokens == 1 and unit.endswith("s") else unit  # "1 token", "1 char"
     msg = (f'chunk {view.position + 1} has only {view.tokens} {one} '
-           f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40)}"')
+           f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40, e)}"')
     return ctx.issue("CS102", msg, s, e, chunk=view.position,
                      hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
 

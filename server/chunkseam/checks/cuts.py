@@ -639,7 +639,7 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None  # an empty section: nothing to orphan
     title = heading_as_written(ctx.text, h)
     right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
-    first = ctx.snippet_right(body.start, body.end)
+    first = ctx.snippet_right(body.start, body.end, chunk=cut.right)
     msg = f'chunk {cut.left + 1} ends with the heading "{title}": its section "{first}" is in {right}'
     return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
                      related_message=f"the section's body starts {right}",
