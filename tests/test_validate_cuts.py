@@ -387,3 +387,16 @@ def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():
     assert '"| :-: | :-: |" is in chunk 2' in split.message
     frag = next(i for i in issues if i.code == "CS102" and i.chunk == 1)
     assert "npm-image" not in frag.message and "| :-: | :-: |" in frag.message
+
+
+def test_a_heading_is_named_without_its_badge_images():
+    text = ("Intro.\n\n## Sponsors [![](https://opencollective.com/x/badge.svg?label=Sponsors)]"
+            "(https://opencollective.com/x)\n✂\nThanks to all of them.\n")
+    doc, chunks, cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.code == "CS007"]
+    assert 'the heading "Sponsors":' in issue.message
+    # a heading of only a badge keeps it: something must name the heading
+    text = "Intro.\n\n## ![Logo](logo.svg)\n✂\nThanks to all of them.\n"
+    doc, chunks, cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.code == "CS007"]
+    assert 'the heading "![Logo](logo.svg)":' in issue.message

@@ -347,10 +347,16 @@ _ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*")
 
 
+#: an image, or a link around only an image: a badge (``[![PRs Welcome](https://img.shields.io/…)](…)``)
+_BADGE = re.compile(r"\[!\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])\](?:\([^()\s]*\)|\[[^\[\]\n]*\])"
+                    r"|!\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])")
+
+
 def heading_as_written(text: str, heading, width: int = 80) -> str:
     """A heading's text as the writer wrote it (code spans, links and HTML
-    kept), without its ``#`` marks or setext underline, whitespace collapsed,
-    shortened to ``width`` characters."""
+    kept), without its ``#`` marks or setext underline and without badge
+    images (``## Sponsors [![](…/badge.svg)](…)`` reads "Sponsors"),
+    whitespace collapsed, shortened to ``width`` characters."""
     raw = text[heading.start : heading.end]
     m = _ATX_OPEN.match(raw)
     if m:
@@ -365,6 +371,8 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
                 lines = lines[1:]
             raw = "\n".join(lines)
     out = " ".join(raw.split())
+    if "![" in out:
+        out = " ".join(_BADGE.sub(" ", out).split()) or out
     return out if len(out) <= width else out[: width - 1] + "…"
 
 
