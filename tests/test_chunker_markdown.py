@@ -164,6 +164,25 @@ def test_front_matter_is_kept_and_atomic():
     check_invariants(doc, chunks, 50, TOK)
 
 
+def test_front_matter_goes_with_the_first_heading():
+    """Front matter directly followed by the first heading is no chunk of its
+    own ("sidebar_position: 2" is nothing to retrieve): it joins that
+    heading's section, and stays with the heading when the section is split."""
+    fm = "---\nsidebar_position: 2\n---\n\n"
+    text = fm + "# Tools\n\nDSPy supports tools.\n\n## Next\n\nMore here.\n"
+    doc, chunks = chunk(text, 400)
+    assert [c.text for c in chunks] == [fm + "# Tools\n\nDSPy supports tools.", "## Next\n\nMore here."]
+    assert chunks[0].heading_path == ("Tools",)
+    check_invariants(doc, chunks, 400, TOK)
+    big = fm + "# Tools\n\n" + "\n\n".join(para(30, f"p{k}x") for k in range(4)) + "\n"
+    doc, chunks = chunk(big, 80)
+    assert chunks[0].start == 0 and "# Tools" in chunks[0].text and len(chunks) > 1
+    check_invariants(doc, chunks, 80, TOK)
+    # front matter then a paragraph: the text before the first heading, as before
+    doc, chunks = chunk(fm + "Intro here.\n\n# Tools\n\nBody.\n", 400)
+    assert chunks[0].text == fm + "Intro here." and chunks[0].heading_path == ()
+
+
 # -- splitting a section over budget --------------------------------------------------------
 
 

@@ -648,7 +648,10 @@ class _Seg:
                         cur[2] = r[1]
                     cur[3] = False
                     run = None
-                elif i in anchors:  # (a label: it belongs with what follows, no body)
+                elif i in anchors or r[0] == "front_matter":
+                    # (a label, or the page's front matter: it belongs with what
+                    # follows, no body; a chunk of only "sidebar_position: 2" is
+                    # nothing to retrieve)
                     if cur is None:
                         cur = [i, i, -1, False, False, -1, -1]
                     elif cur[3] and run is None:

@@ -8,6 +8,8 @@ What a chunk is
    text before the first heading (front matter included) is a section without
    a heading. Sub-sections are sections of their own: ``## B`` under ``# A``
    is not part of ``A``'s chunk, but its heading path is ``(A, B)``.
+   Front matter directly followed by the first heading joins that heading's
+   section (a chunk of only ``sidebar_position: 2`` is nothing to retrieve).
    A heading with no body of its own (directly followed by another heading)
    is joined to the next section, so no chunk is a lone heading; such a chunk
    takes the heading path of the last heading, the one whose body it carries.
@@ -556,14 +558,16 @@ class _Run:
             return [[lo, hi, whole if whole is not None else measure(text[lo:hi]), path]]
         atoms: list[Atom] = []
         lead: int | None = None
-        for b in blocks:
+        for j, b in enumerate(blocks):
             if lead is None:  # link reference definitions right before it are glued to it (fill_gaps)
                 prev = atoms[-1].end if atoms else lo
                 defs = text[prev : b.start].strip()
                 if defs and _LINK_DEFS.fullmatch(defs):
                     lead = text.index(defs, prev)
             label = b.kind in ("explicit", "html_block", "paragraph") and is_anchor(
-                b.kind, b.info, text[b.start : b.end])
+                b.kind, b.info, text[b.start : b.end]) or (
+                # front matter that joined the first heading's section goes with that heading
+                b.kind == "front_matter" and j + 1 < len(blocks) and blocks[j + 1].kind == "heading")
             if b.kind == "heading" or label:
                 # (a label before a heading or a block: glued to it, never a chunk's end,
                 # unless it is over the size on its own: a long comment is a unit of its own)
@@ -703,6 +707,10 @@ class MarkdownChunker:
                 rel = tuple((s - lo, e - lo, n) for s, e, n, _path in got)
                 cache.put(key, rel)
             spans.extend([lo + s, lo + e, n, path] for s, e, n in rel)
+        if spans and spans[0][3] and st.heading_path_at(spans[0][1] - 1) == ():
+            # front matter over the size on its own, before the first heading
+            # whose section it joined: a chunk with no heading yet
+            spans[0][3] = ()
         if not spans:  # no blocks at all (only link reference definitions …)
             lead = len(text) - len(text.lstrip())
             spans = [[lead, len(text.rstrip()), 0, ()]]
