@@ -23,6 +23,8 @@ INLINE_UNIT = re.compile(
     r"|!?\[[^\[\]]*\](?:\([^()]*\)|\[[^\[\]]*\])?",
     re.S,
 )
+#: a lead-in paragraph ("…like so:"), glued to the block it introduces
+LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
 #: never cut, whatever the size
 ATOMIC = {"fence", "code", "table", "front_matter", "html_block", "list_item", "hr", "heading"}
 
@@ -87,7 +89,9 @@ def assert_single_unit(doc, c):
     defs = re.match(r"(?: {0,3}\[[^\]\n]+\]:[^\n]*\n\s*)+", text[pos : c.end])  # (link definitions: glued too)
     pos += defs.end() if defs else 0
     for b in near:
-        glued = b.kind == "heading" or (b.depth == 0 and is_anchor(b.kind, b.info, text[b.start : b.end]))
+        glued = b.kind == "heading" or (b.depth == 0 and is_anchor(b.kind, b.info, text[b.start : b.end])) or (
+            b.depth == 0 and b.kind == "paragraph" and LEAD_IN.search(text, b.start, b.end) is not None) or (
+            b.kind == "front_matter")  # (front matter goes with the first heading)
         if glued and doc.line_start(doc.line_of(b.start)) <= pos <= b.start < c.end:
             pos = b.end + len(text[b.end : c.end]) - len(text[b.end : c.end].lstrip())
     rest = text[pos : c.end]
@@ -181,6 +185,21 @@ def test_front_matter_goes_with_the_first_heading():
     # front matter then a paragraph: the text before the first heading, as before
     doc, chunks = chunk(fm + "Intro here.\n\n# Tools\n\nBody.\n", 400)
     assert chunks[0].text == fm + "Intro here." and chunks[0].heading_path == ()
+
+
+def test_a_lead_in_stays_with_the_block_it_introduces():
+    """A paragraph ending with a colon is glued to the block after it, as a
+    heading is: the example never starts a chunk without its lead-in."""
+    code = "```python\n" + "\n".join(f"client.call_{k}(timeout={k})" for k in range(12)) + "\n```"
+    text = ("## Timeouts\n\n" + para(40, "intro") + "\n\nSet a timeout on every call like so:\n\n"
+            + code + "\n\nThat is all.\n")
+    doc, chunks = chunk(text, 120)
+    holder = next(c for c in chunks if "```python" in c.text)
+    assert "Set a timeout on every call like so:" in holder.text
+    assert not any(c.text.rstrip().endswith("like so:") for c in chunks)
+    check_invariants(doc, chunks, 120, TOK)
+    # not before a heading, and not an admonition's ":::" line
+    assert MD.chunk(Document("Intro.\n\nNote:\n\n## Next\n\nBody.\n"), TOK, size=400)[0].text.endswith("Note:")
 
 
 # -- splitting a section over budget --------------------------------------------------------

@@ -40,7 +40,10 @@ What a chunk is
    single word over budget. A heading is glued to the unit after it, so it
    always starts a chunk together with (the start of) its body; a block that
    fits alone but not together with the heading before it is split as if it
-   were over budget.
+   were over budget. A *lead-in* — a paragraph that ends with a colon ("Run
+   it like so:") before a block that is not a heading — is glued to that
+   block the same way, so an example never starts a chunk without the
+   sentence that introduces it.
 4. **Overlap** (``overlap`` units, default 0) repeats whole trailing units of
    the previous chunk of the same section — blocks, sentences or items, never
    a part of one — as many as fit in ``overlap`` and in the next chunk's
@@ -114,6 +117,10 @@ _INLINE_UNIT = re.compile(
 #: lines of link reference definitions only (``[label]: https://…``)
 _LINK_DEFS = re.compile(r"(?: {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*(?:\r\n|\r|\n|$))+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|\n")
+#: a paragraph that ends with a colon introduces what follows (a code block,
+#: a list, a table): "…use it like so:" (reStructuredText's "::" too, not a
+#: ":::" admonition fence)
+_LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
 _SPACE = re.compile(r"\s")
 _LAST_SPACE = re.compile(r".*\s", re.S)
 
@@ -567,7 +574,10 @@ class _Run:
             label = b.kind in ("explicit", "html_block", "paragraph") and is_anchor(
                 b.kind, b.info, text[b.start : b.end]) or (
                 # front matter that joined the first heading's section goes with that heading
-                b.kind == "front_matter" and j + 1 < len(blocks) and blocks[j + 1].kind == "heading")
+                b.kind == "front_matter" and j + 1 < len(blocks) and blocks[j + 1].kind == "heading") or (
+                # a lead-in ("Run it like so:") goes with the block it introduces
+                b.kind == "paragraph" and j + 1 < len(blocks) and blocks[j + 1].kind != "heading"
+                and _LEAD_IN.search(text, b.start, b.end) is not None)
             if b.kind == "heading" or label:
                 # (a label before a heading or a block: glued to it, never a chunk's end,
                 # unless it is over the size on its own: a long comment is a unit of its own)
