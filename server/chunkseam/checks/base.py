@@ -730,7 +730,7 @@ _DELIMITER_ROW = re.compile(r"[\s|:-]+")
 #: what an excerpt must hold to say something: a letter or a digit
 _SAYS = re.compile(r"[^\W_]")
 #: how far an excerpt may reach past its unit to find the nearest words
-_REACH = 4000
+REACH = _REACH = 4000
 
 
 def _before(text: str, cut: int, lo: int, width: int) -> str:
