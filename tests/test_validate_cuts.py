@@ -41,7 +41,7 @@ def cut_codes(marked_text: str, settings: Settings = S, **kw) -> list[str]:
     "- item one\n✂- item two",
     "- item one\n\n✂- item two",
     "- parent\n  - child one\n✂  - child two",
-    "Intro:\n\n✂```py\nx = 1\n```\n",
+    "Intro.\n\n✂```py\nx = 1\n```\n",
     "Intro:\n\n```py\nx = 1\n```✂\n\nAfter.",
     "Para.\n\n✂| a | b |\n|---|---|\n| 1 | 2 |\n",
     "| a | b |\n|---|---|\n| 1 | 2 |\n✂\nAfter the table.",
@@ -400,3 +400,30 @@ def test_a_heading_is_named_without_its_badge_images():
     doc, chunks, cuts, issues = run(text)
     (issue,) = [i for i in issues if i.code == "CS007"]
     assert 'the heading "![Logo](logo.svg)":' in issue.message
+
+
+@pytest.mark.parametrize("text,flagged", [
+    ("Intro.\n\nConfigure the client like so:\n✂\n```python\nclient = Client(timeout=30)\n```\n", True),
+    ("Intro.\n\nThe options are:\n✂\n- one\n- two\n", True),
+    ("Intro.\n\nThe options are:\n✂\n| a | b |\n|---|---|\n| 1 | 2 |\n", True),
+    # more prose after the colon, a heading after it: no lead-in
+    ("Intro.\n\nThe reason is simple:\n✂\nIt is faster.\n", False),
+    ("Intro.\n\nSee also:\n✂\n## Next\n\nBody.\n", False),
+    # the next chunk carries the lead-in (overlap): nothing is orphaned
+])
+def test_a_lead_in_that_ends_a_chunk_is_cs007(text, flagged):
+    got = cut_codes(text)
+    assert ("CS007" in got) is flagged, got
+    if flagged:
+        doc, chunks, cuts, issues = run(text)
+        (issue,) = [i for i in issues if i.code == "CS007"]
+        assert "lead-in" in issue.message and "is in chunk 2" in issue.message
+
+
+def test_a_lead_in_carried_by_the_overlap_is_no_orphan():
+    text, _ = unmark("Intro.\n\nConfigure the client like so:\n\n```python\nclient = Client(timeout=30)\n```\n")
+    doc = Document(text)
+    lead = text.index("Configure")
+    end = text.index("\n\n```")
+    chunks = make_chunks(text, [(0, end), (lead, len(text))])
+    assert "CS007" not in [i.code for i in validate(doc, chunks, S)]

@@ -306,7 +306,7 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
 
 #: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
 _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",
-                          "table", "header", "item", "span", "heading", "body", "element"})
+                          "table", "header", "item", "span", "heading", "body", "element", "lead_in"})
 #: ... and those holding anything else; an issue with a key in neither set is
 #: not cached (always judged afresh), so a new key can never be shifted wrongly
 _PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",

@@ -615,6 +615,26 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS007 orphan-heading ---------------------------------------------------------------------------------
 
 
+#: a paragraph that ends with a colon: a lead-in to what follows ("…like so:",
+#: reStructuredText's "For example::"; not a ":::" admonition fence)
+LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+#: what a lead-in introduces: a block, not more prose
+_INTRODUCED = frozenset({"fence", "code", "table", "bullet_list", "ordered_list", "jsx"})
+
+
+def _lead_in_body(ctx: Context, lead, body) -> bool:
+    """Whether ``lead`` (a top-level paragraph) is a lead-in to the block that
+    ``body`` (the next leaf) starts: a code block, a table, a list or a JSX
+    element (a ``<CodeGroup>``) that begins after it."""
+    if lead.kind != "paragraph" or lead.depth != 0 or LEAD_IN.search(ctx.text, lead.start, lead.end) is None:
+        return False
+    top = body
+    st = ctx.structure
+    while top.parent is not None:
+        top = st.parent(top)
+    return top.start >= lead.end and top.kind in _INTRODUCED
+
+
 def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if cut.side == "start" or cut.left is None:
         return None
@@ -624,6 +644,8 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if h is None:
         return None
     if h.kind != "heading":
+        if body is not None and h.kind == "paragraph" and _lead_in_body(ctx, h, body):
+            return _orphan_lead_in(ctx, cut, h, body)
         return None
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
     if h_end > c or ctx.text[h_end : c].strip():
@@ -645,6 +667,33 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                      related_message=f"the section's body starts {right}",
                      hint="cut before the heading so it travels with its body",
                      **{"fix": "move-heading", "heading": [h.start, h.end], "body": body.start})
+
+
+def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
+    """A lead-in ("Run it like so:") that ends a chunk whose next chunk holds
+    what it introduces: CS007, as a heading is (the lead-in is the heading of
+    that block)."""
+    c = cut.offset
+    text = ctx.text
+    h_end = h.start + len(text[h.start : h.end].rstrip())
+    if h_end > c or text[h_end:c].strip():
+        return None
+    left = ctx.by_position[cut.left]
+    if left.start > h.start:
+        return None  # the left chunk starts inside the lead-in (that cut is judged on its own)
+    if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
+        return None  # the right chunk carries the lead-in too (overlap)
+    s = max(h.start, h_end - 60)
+    sp = text.find(" ", s, h_end)
+    lead = " ".join(text[(sp + 1 if s > h.start and sp >= 0 else s) : h_end].split())
+    lead = ("…" if s > h.start else "") + lead
+    right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
+    first = ctx.snippet_right(body.start, body.end, chunk=cut.right)
+    msg = f'chunk {cut.left + 1} ends with the lead-in "{lead}": what it introduces ("{first}") is in {right}'
+    return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
+                     related_message=f"what the lead-in introduces starts {right}",
+                     hint="cut before the lead-in so it travels with what it introduces",
+                     **{"lead_in": [h.start, h.end], "body": body.start})
 
 
 #: precedence order for Markdown documents (first match wins)
