@@ -329,3 +329,26 @@ def test_parse_survives_odd_input(text):
     for b in blocks:
         assert 0 <= b.start <= b.end <= len(text)
     assert_segmented_equals_whole(text)
+
+
+# -- lead-ins ----------------------------------------------------------------------------------
+
+from hypothesis import given as _given, settings as _hsettings, strategies as _st  # noqa: E402
+
+import re as _re  # noqa: E402
+
+_LEAD_IN_RE = _re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+
+
+@_hsettings(max_examples=300, deadline=None)
+@_given(_st.text(alphabet="a: \n", max_size=12))
+def test_lead_in_end_reads_the_tail_as_the_regex_says(text):
+    """A paragraph ending with one or two colons (not three, not a colon alone
+    at a line's start) is a lead-in: the same answer as a regex over the whole
+    text, reading only its tail."""
+    from chunkseam.structure import lead_in_end
+
+    got = lead_in_end(text, 0, len(text))
+    assert (got is not None) == (_LEAD_IN_RE.search(text) is not None)
+    if got is not None:
+        assert text[:got].rstrip() == text[:got] and text[got:].strip() == ""

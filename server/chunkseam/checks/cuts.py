@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..issue import Issue
+from ..structure import lead_in_end
 from .base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
 
 _FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
@@ -615,9 +616,6 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS007 orphan-heading ---------------------------------------------------------------------------------
 
 
-#: a paragraph that ends with a colon: a lead-in to what follows ("…like so:",
-#: reStructuredText's "For example::"; not a ":::" admonition fence)
-LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
 #: what a lead-in introduces: a block, not more prose
 _INTRODUCED = frozenset({"fence", "code", "table", "bullet_list", "ordered_list", "jsx"})
 
@@ -626,7 +624,7 @@ def _lead_in_body(ctx: Context, lead, body) -> bool:
     """Whether ``lead`` (a top-level paragraph) is a lead-in to the block that
     ``body`` (the next leaf) starts: a code block, a table, a list or a JSX
     element (a ``<CodeGroup>``) that begins after it."""
-    if lead.kind != "paragraph" or lead.depth != 0 or LEAD_IN.search(ctx.text, lead.start, lead.end) is None:
+    if lead.kind != "paragraph" or lead.depth != 0 or lead_in_end(ctx.text, lead.start, lead.end) is None:
         return False
     top = body
     st = ctx.structure
@@ -644,7 +642,9 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if h is None:
         return None
     if h.kind != "heading":
-        if body is not None and h.kind == "paragraph" and _lead_in_body(ctx, h, body):
+        # (the cut right after the paragraph first: a long paragraph is not read per cut)
+        if body is not None and h.kind == "paragraph" and h.end <= c and not ctx.text[h.end : c].strip() \
+                and _lead_in_body(ctx, h, body):
             return _orphan_lead_in(ctx, cut, h, body)
         return None
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
@@ -675,9 +675,7 @@ def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
     that block)."""
     c = cut.offset
     text = ctx.text
-    h_end = h.start + len(text[h.start : h.end].rstrip())
-    if h_end > c or text[h_end:c].strip():
-        return None
+    h_end = lead_in_end(text, h.start, h.end)
     left = ctx.by_position[cut.left]
     if left.start > h.start:
         return None  # the left chunk starts inside the lead-in (that cut is judged on its own)

@@ -82,7 +82,7 @@ from weakref import WeakKeyDictionary
 from .. import budget
 from ..chunk import Chunk
 from ..document import Document
-from ..structure import Block, Structure, is_anchor, structure
+from ..structure import Block, Structure, is_anchor, lead_in_end, structure
 from ..tokens import Sizer, memo_count
 from ..cache import ByteLRU
 from . import register
@@ -117,10 +117,7 @@ _INLINE_UNIT = re.compile(
 #: lines of link reference definitions only (``[label]: https://…``)
 _LINK_DEFS = re.compile(r"(?: {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*(?:\r\n|\r|\n|$))+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|\n")
-#: a paragraph that ends with a colon introduces what follows (a code block,
-#: a list, a table): "…use it like so:" (reStructuredText's "::" too, not a
-#: ":::" admonition fence)
-_LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+
 _SPACE = re.compile(r"\s")
 _LAST_SPACE = re.compile(r".*\s", re.S)
 
@@ -577,7 +574,7 @@ class _Run:
                 b.kind == "front_matter" and j + 1 < len(blocks) and blocks[j + 1].kind == "heading") or (
                 # a lead-in ("Run it like so:") goes with the block it introduces
                 b.kind == "paragraph" and j + 1 < len(blocks) and blocks[j + 1].kind != "heading"
-                and _LEAD_IN.search(text, b.start, b.end) is not None)
+                and lead_in_end(text, b.start, b.end) is not None)
             if b.kind == "heading" or label:
                 # (a label before a heading or a block: glued to it, never a chunk's end,
                 # unless it is over the size on its own: a long comment is a unit of its own)
