@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from chunkseam.chunkers import get, route
 from chunkseam.document import Document
@@ -499,8 +502,6 @@ def test_corpus_invariants(size, step):
 
 
 # -- line starts without a line index (the fallback of _line_start_of) ----------------------
-
-from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
 
 
 def _old_line_start(text: str, pos: int) -> int:

@@ -4,8 +4,11 @@ the whole text)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 
 from chunkseam import structure as S
 from chunkseam.document import Document
@@ -333,15 +336,11 @@ def test_parse_survives_odd_input(text):
 
 # -- lead-ins ----------------------------------------------------------------------------------
 
-from hypothesis import given as _given, settings as _hsettings, strategies as _st  # noqa: E402
-
-import re as _re  # noqa: E402
-
-_LEAD_IN_RE = _re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+_LEAD_IN_RE = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
 
 
-@_hsettings(max_examples=300, deadline=None)
-@_given(_st.text(alphabet="a: \n", max_size=12))
+@settings(max_examples=300, deadline=None)
+@given(hst.text(alphabet="a: \n", max_size=12))
 def test_lead_in_end_reads_the_tail_as_the_regex_says(text):
     """A paragraph ending with one or two colons (not three, not a colon alone
     at a line's start) is a lead-in: the same answer as a regex over the whole

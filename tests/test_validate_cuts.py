@@ -369,7 +369,7 @@ def test_closing_tags_then_more_of_the_enclosing_element_is_still_a_split():
     message names."""
     text = ("<table>\n<tr>\n  <td><a href=\"https://x.org\"><img src=\"a.svg\"></a>✂</td>\n</tr>\n"
             "<tr>\n  <td>two</td>\n</tr>\n</table>\n")
-    doc, chunks, cuts, issues = run(text)
+    _doc, _chunks, _cuts, issues = run(text)
     (issue,) = [i for i in issues if i.cut is not None]
     assert issue.code == "CS008"
     assert "<table>" in issue.message
@@ -382,7 +382,7 @@ def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():
     nearest words only within the chunk the message names: the delimiter row
     is shown as it is, not the link definitions after the chunk."""
     text = "| Logo | Name |\n✂| :-: | :-: |\n✂\n[npm-image]: https://img.shields.io/npm/v/x.svg\n"
-    doc, chunks, cuts, issues = run(text, Settings(min_tokens=16))
+    _doc, _chunks, _cuts, issues = run(text, Settings(min_tokens=16))
     split = next(i for i in issues if i.code == "CS004")
     assert '"| :-: | :-: |" is in chunk 2' in split.message
     frag = next(i for i in issues if i.code == "CS102" and i.chunk == 1)
@@ -392,12 +392,12 @@ def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():
 def test_a_heading_is_named_without_its_badge_images():
     text = ("Intro.\n\n## Sponsors [![](https://opencollective.com/x/badge.svg?label=Sponsors)]"
             "(https://opencollective.com/x)\n✂\nThanks to all of them.\n")
-    doc, chunks, cuts, issues = run(text)
+    _doc, _chunks, _cuts, issues = run(text)
     (issue,) = [i for i in issues if i.code == "CS007"]
     assert 'the heading "Sponsors":' in issue.message
     # a heading of only a badge keeps it: something must name the heading
     text = "Intro.\n\n## ![Logo](logo.svg)\n✂\nThanks to all of them.\n"
-    doc, chunks, cuts, issues = run(text)
+    _doc, _chunks, _cuts, issues = run(text)
     (issue,) = [i for i in issues if i.code == "CS007"]
     assert 'the heading "![Logo](logo.svg)":' in issue.message
 
@@ -415,7 +415,7 @@ def test_a_lead_in_that_ends_a_chunk_is_cs007(text, flagged):
     got = cut_codes(text)
     assert ("CS007" in got) is flagged, got
     if flagged:
-        doc, chunks, cuts, issues = run(text)
+        _doc, _chunks, _cuts, issues = run(text)
         (issue,) = [i for i in issues if i.code == "CS007"]
         assert "lead-in" in issue.message and "is in chunk 2" in issue.message
 

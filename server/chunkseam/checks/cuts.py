@@ -673,7 +673,6 @@ def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
     """A lead-in ("Run it like so:") that ends a chunk whose next chunk holds
     what it introduces: CS007, as a heading is (the lead-in is the heading of
     that block)."""
-    c = cut.offset
     text = ctx.text
     h_end = lead_in_end(text, h.start, h.end)
     left = ctx.by_position[cut.left]
@@ -691,7 +690,7 @@ def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
     return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
                      related_message=f"what the lead-in introduces starts {right}",
                      hint="cut before the lead-in so it travels with what it introduces",
-                     **{"lead_in": [h.start, h.end], "body": body.start})
+                     lead_in=[h.start, h.end], body=body.start)
 
 
 #: precedence order for Markdown documents (first match wins)
