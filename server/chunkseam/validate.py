@@ -281,9 +281,10 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
                     break
             else:
                 rules = plain
-        found = next((i for _c, fn in rules if (i := fn(ctx, at, where)) is not None), None)
-        if found is not None:
-            return found
+        for _c, fn in rules:
+            found = fn(ctx, at, where)
+            if found is not None:
+                return found
     return None
 
 
