@@ -477,7 +477,7 @@ class _CutJudge:
         ctx = self.ctx
         st = self.st
         views = ctx.chunks
-        shared = (ctx.settings, first_content, bool(st.headings), len(views) < 2)
+        shared = (ctx.settings, first_content, st.has_headings, len(views) < 2)
         key = ("validate-chunks", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused: list[Issue] = []
