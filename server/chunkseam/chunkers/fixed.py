@@ -365,8 +365,30 @@ class FixedChunker:
                 )
             )
         if counted:
+            # the overlaps' sizes too (the language server shows them): from
+            # the whole text's tokens, the window ends' tokens as hints
+            for prev, cur in zip(chunks, chunks[1:]):
+                if cur.start < prev.end:
+                    span = (cur.start, min(prev.end, cur.end))
+                    if span not in counted:
+                        n = known(*span)
+                        if n is None:
+                            first = tokens_of.get((cur.start, cur.end), (None,))[0]
+                            last = tokens_of.get((prev.start, prev.end), (None, None))[1]
+                            n = encoded.span_count(*span, first,
+                                                   last if span[1] == prev.end else None)
+                        counted[span] = n
             _keep_counts(doc, sizer, encoding, counted)
         return chunks
+
+
+def kept_count(doc: Document, sizer: Sizer, start: int, end: int) -> int | None:
+    """``sizer.count(doc.text[start:end])`` when the ``fixed`` chunker counted
+    that span of this version with ``sizer`` (a window or the overlap of two),
+    else None."""
+    key = _counts_key(sizer, getattr(sizer, "encoding", None))
+    counted = doc.memoised(key) if key is not None else None
+    return counted.get((start, end)) if counted is not None else None
 
 
 def _counts_key(sizer: Sizer, encoding: Any) -> tuple | None:
