@@ -78,8 +78,8 @@ def block_tuples(blocks) -> list[tuple]:
 
 def reference_sections(blocks, sx) -> list[tuple]:
     """The markdown chunker's sections as first written (a walk over every
-    block): a label (an HTML anchor …) is no body, and the labels that end a
-    section with a body go with the heading after them."""
+    block): a label (an HTML anchor …) or the front matter is no body, and the
+    labels that end a section with a body go with the heading after them."""
     out, current, last_heading, has_body, labels = [], [], None, False, 0
     for b in blocks:
         if b.depth != 0:
@@ -91,7 +91,7 @@ def reference_sections(blocks, sx) -> list[tuple]:
                 current = current[keep:]
             current.append(b)
             last_heading, has_body, labels = b, False, 0
-        elif is_anchor(b.kind, b.info, sx.text[b.start : b.end]):
+        elif b.kind == "front_matter" or is_anchor(b.kind, b.info, sx.text[b.start : b.end]):
             current.append(b)
             labels += has_body
         else:

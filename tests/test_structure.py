@@ -4,8 +4,11 @@ the whole text)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 
 from chunkseam import structure as S
 from chunkseam.document import Document
@@ -351,3 +354,22 @@ def test_parse_survives_odd_input(text):
     for b in blocks:
         assert 0 <= b.start <= b.end <= len(text)
     assert_segmented_equals_whole(text)
+
+
+# -- lead-ins ----------------------------------------------------------------------------------
+
+_LEAD_IN_RE = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(hst.text(alphabet="a: \n", max_size=12))
+def test_lead_in_end_reads_the_tail_as_the_regex_says(text):
+    """A paragraph ending with one or two colons (not three, not a colon alone
+    at a line's start) is a lead-in: the same answer as a regex over the whole
+    text, reading only its tail."""
+    from chunkseam.structure import lead_in_end
+
+    got = lead_in_end(text, 0, len(text))
+    assert (got is not None) == (_LEAD_IN_RE.search(text) is not None)
+    if got is not None:
+        assert text[:got].rstrip() == text[:got] and text[got:].strip() == ""
