@@ -118,6 +118,28 @@ def test_an_edit_reparses_only_the_segment_it_touches(monkeypatch):
 # -- spans of each kind -----------------------------------------------------------------
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_texts())
+def test_has_headings_without_making_them(text):
+    """``has_headings`` is ``bool(headings)``, before and after the heading
+    blocks are made."""
+    st = structure(Document(text, path="/virtual/h.md"))
+    before = st.has_headings
+    assert st._headings is None  # (no heading block made to answer)
+    assert before == bool(st.headings) == st.has_headings
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("", False), ("plain words\n", False), ("# Title\n\nbody\n", True),
+    ("para\n\n    # indented code\n", False), ("> # quoted\n", False),
+    ("Setext\n======\n", True), ("- item\n\n```\n# in a fence\n```\n", False),
+])
+def test_has_headings_cases(text, expected):
+    st = structure(Document(text, path="/virtual/h.md"))
+    assert st.has_headings is expected
+    assert bool(st.headings) is expected
+
+
 def test_spans_of_every_block_kind():
     text = (
         "---\ntitle: x\n# yaml comment\n---\n\n"

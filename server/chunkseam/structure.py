@@ -1024,6 +1024,14 @@ class Structure:
                                    for h in seg.heads]
         return hs
 
+    @property
+    def has_headings(self) -> bool:
+        """``bool(self.headings)``, without making the heading blocks."""
+        hs = self._headings
+        if hs is not None:
+            return bool(hs)
+        return any(seg.heads for seg in self._segs)
+
     def top_level(self) -> list[Block]:
         return [self._block(k, i) for k, seg in enumerate(self._segs) for i in seg.top]
 

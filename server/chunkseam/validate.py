@@ -281,9 +281,10 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
                     break
             else:
                 rules = plain
-        found = next((i for _c, fn in rules if (i := fn(ctx, at, where)) is not None), None)
-        if found is not None:
-            return found
+        for _c, fn in rules:
+            found = fn(ctx, at, where)
+            if found is not None:
+                return found
     return None
 
 
@@ -479,7 +480,7 @@ class _CutJudge:
         ctx = self.ctx
         st = self.st
         views = ctx.chunks
-        shared = (ctx.settings, first_content, bool(st.headings), len(views) < 2)
+        shared = (ctx.settings, first_content, st.has_headings, len(views) < 2)
         key = ("validate-chunks", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused: list[Issue] = []

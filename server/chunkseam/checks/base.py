@@ -612,6 +612,9 @@ class Context:
         issue's range becomes the part of it at the cut (:func:`at_cut`)."""
         rule = RULES[code]
         if cut is not None:
+            if chunk is None and other_chunk is None and unit is None:
+                return self.cut_issue(code, message, start, end, cut, related, related_message,
+                                      hint, data)
             chunk = cut.left if chunk is None else chunk
             other_chunk = cut.right if other_chunk is None else other_chunk
             data.setdefault("side", cut.side)
@@ -620,6 +623,22 @@ class Context:
         return Issue(code, rule.name, self.enabled.get(code, rule.severity), message,
                      start, end, chunk, other_chunk, cut.offset if cut else None,
                      related, related_message, hint, data, unit)
+
+    def cut_issue(self, code: str, message: str, start: int, end: int, cut: Cut,
+                  related: tuple[int, int] | None, related_message: str | None,
+                  hint: str | None, data: dict[str, Any]) -> Issue:
+        """:meth:`issue` of a cut whose unit is ``[start, end)``, charged to
+        the cut's chunks; ``data`` becomes the issue's own."""
+        rule = RULES[code]
+        data.setdefault("side", cut.side)
+        c = cut.offset
+        if start < c < end and end - start <= 256 and not _SPACE.search(self.text, start, end):
+            lo, hi = start, end  # (at_cut's first case: a word is its own range)
+        else:
+            lo, hi = at_cut(self.text, c, start, end)
+        return Issue(code, rule.name, self.enabled.get(code, rule.severity), message,
+                     lo, hi, cut.left, cut.right, c, related, related_message, hint, data,
+                     (start, end))
 
     def snippet_left(self, cut: int, lo: int = 0, width: int = 32, chunk: int | None = None) -> str:
         """The excerpt before ``cut``; with ``chunk`` (a position), never

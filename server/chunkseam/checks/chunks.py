@@ -255,7 +255,7 @@ def no_context(ctx: Context, view: ChunkView) -> Issue | None:
     if ctx.doc.kind != "markdown" or view.heading_path:
         return None
     st = ctx.structure
-    if not st.headings:
+    if not st.has_headings:
         return None
     if st.has_heading_between(view.start, view.end):
         return None

@@ -79,11 +79,17 @@ def _paragraph_data(leaf) -> dict:
 def _finish(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int,
             snip_lo: int | None = None, snip_hi: int | None = None, hint: str | None = None,
             **data) -> Issue:
+    return _cut_issue(ctx, code, cut, what, lo, hi, lo if snip_lo is None else snip_lo,
+                      hi if snip_hi is None else snip_hi, hint, data)
+
+
+def _cut_issue(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int, snip_lo: int,
+               snip_hi: int, hint: str | None, data: dict) -> Issue:
+    """:func:`_finish` with its excerpt bounds given and ``data`` as a dict
+    (the issue's own: not copied)."""
     related, rel_msg = ctx.related_for(cut, lo, hi)
-    msg = ctx.cut_message(cut, what, lo if snip_lo is None else snip_lo,
-                          hi if snip_hi is None else snip_hi)
-    return ctx.issue(code, msg, lo, hi, cut=cut, related=related, related_message=rel_msg,
-                     hint=hint, **data)
+    msg = ctx.cut_message(cut, what, snip_lo, snip_hi)
+    return ctx.cut_issue(code, msg, lo, hi, cut, related, rel_msg, hint, data)
 
 
 # -- CS003 split-code-fence ---------------------------------------------------------------
@@ -471,9 +477,11 @@ def mid_word(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     leaf = where.leaf
     lo = leaf.start if leaf is not None else _line_start(ctx.text, cut.offset)
     hi = leaf.end if leaf is not None else span[1]
-    data = {"word": [span[0], span[1]], **_paragraph_data(leaf)}
-    return _finish(ctx, "CS001", cut, "mid-word", span[0], span[1], snip_lo=lo, snip_hi=hi,
-                   hint="cut at a sentence or paragraph boundary", **data)
+    data = {"word": [span[0], span[1]]}
+    if leaf is not None and leaf.kind == "paragraph":  # (_paragraph_data)
+        data["paragraph"] = [leaf.start, leaf.end]
+    return _cut_issue(ctx, "CS001", cut, "mid-word", span[0], span[1], lo, hi,
+                      "cut at a sentence or paragraph boundary", data)
 
 
 # -- CS006 split-brackets -------------------------------------------------------------------------
