@@ -31,6 +31,8 @@ java} and python/ (code through tree-sitter and Python's own parser):
 ``about``     for a ``clean`` chunk item: the per-chunk rule it is judged
               on (the offset is then a chunk start, and only that rule
               counts there: "this chunk's opening points back at nothing")
+``rejudged``  the rule under which an earlier verdict was changed after the
+              item was read again at the source (the note says why)
 ``round``     ``after`` for items sampled from the reports of the fixed
               rules (judged the same way; left out of *before*)
 ``sha``       the first 12 hex digits of the SHA-1 of the 80 characters around

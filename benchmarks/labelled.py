@@ -18,7 +18,9 @@ clean cuts
     ``clean-block``      in the blank lines between any two top-level blocks
                          (next block at column 0, not inside a fence, an HTML
                          comment or raw HTML, and the block before it is not a
-                         heading — a cut right after a heading orphans it).
+                         heading — a cut right after a heading orphans it — nor
+                         a lead-in: a paragraph ending with ":" before a list,
+                         a table or markup, orphaned the same way).
 bad cuts (expected code)
     ``mid-sentence``     (CS002) at a space between two letters in a prose
                          paragraph line, outside brackets and inline code;
@@ -293,7 +295,13 @@ def label_text(text: str, path: str = "") -> dict[str, list[int]]:
             len(g0) > 1 and _SETEXT.match(a.text) and lines[g0[-2]].kind in ("prose", "other"))
         next_ok = b.text[:1] not in (" ", "\t") and b.kind not in (
             "list-para", "list-cont", "list-lazy", "indented")
-        if next_ok and not prev_heading:
+        # a lead-in: a top-level paragraph ending with a colon before a list, a
+        # table or markup (a fence is never a clean-block sample): a cut after
+        # it orphans it as a cut after a heading does
+        last = a.text.rstrip()
+        prev_lead_in = (lines[g0[0]].kind in ("prose", "other") and last.endswith(":") and not last.endswith(":::")
+                        and b.kind in ("list", "table", "html"))
+        if next_ok and not prev_heading and not prev_lead_in:
             found["clean-block"].extend(offsets)
     # -- inside prose paragraphs
     for g in groups:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from chunkseam.chunkers import get, route
 from chunkseam.document import Document
@@ -23,6 +26,8 @@ INLINE_UNIT = re.compile(
     r"|!?\[[^\[\]]*\](?:\([^()]*\)|\[[^\[\]]*\])?",
     re.S,
 )
+#: a lead-in paragraph ("…like so:"), glued to the block it introduces
+LEAD_IN = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
 #: never cut, whatever the size
 ATOMIC = {"fence", "code", "table", "front_matter", "html_block", "list_item", "hr", "heading"}
 
@@ -87,7 +92,9 @@ def assert_single_unit(doc, c):
     defs = re.match(r"(?: {0,3}\[[^\]\n]+\]:[^\n]*\n\s*)+", text[pos : c.end])  # (link definitions: glued too)
     pos += defs.end() if defs else 0
     for b in near:
-        glued = b.kind == "heading" or (b.depth == 0 and is_anchor(b.kind, b.info, text[b.start : b.end]))
+        glued = b.kind == "heading" or (b.depth == 0 and is_anchor(b.kind, b.info, text[b.start : b.end])) or (
+            b.depth == 0 and b.kind == "paragraph" and LEAD_IN.search(text, b.start, b.end) is not None) or (
+            b.kind == "front_matter")  # (front matter goes with the first heading)
         if glued and doc.line_start(doc.line_of(b.start)) <= pos <= b.start < c.end:
             pos = b.end + len(text[b.end : c.end]) - len(text[b.end : c.end].lstrip())
     rest = text[pos : c.end]
@@ -162,6 +169,40 @@ def test_front_matter_is_kept_and_atomic():
     assert chunks[0].heading_path == ()
     assert chunks[1].text == "# Title\n\nBody."
     check_invariants(doc, chunks, 50, TOK)
+
+
+def test_front_matter_goes_with_the_first_heading():
+    """Front matter directly followed by the first heading is no chunk of its
+    own ("sidebar_position: 2" is nothing to retrieve): it joins that
+    heading's section, and stays with the heading when the section is split."""
+    fm = "---\nsidebar_position: 2\n---\n\n"
+    text = fm + "# Tools\n\nDSPy supports tools.\n\n## Next\n\nMore here.\n"
+    doc, chunks = chunk(text, 400)
+    assert [c.text for c in chunks] == [fm + "# Tools\n\nDSPy supports tools.", "## Next\n\nMore here."]
+    assert chunks[0].heading_path == ("Tools",)
+    check_invariants(doc, chunks, 400, TOK)
+    big = fm + "# Tools\n\n" + "\n\n".join(para(30, f"p{k}x") for k in range(4)) + "\n"
+    doc, chunks = chunk(big, 80)
+    assert chunks[0].start == 0 and "# Tools" in chunks[0].text and len(chunks) > 1
+    check_invariants(doc, chunks, 80, TOK)
+    # front matter then a paragraph: the text before the first heading, as before
+    doc, chunks = chunk(fm + "Intro here.\n\n# Tools\n\nBody.\n", 400)
+    assert chunks[0].text == fm + "Intro here." and chunks[0].heading_path == ()
+
+
+def test_a_lead_in_stays_with_the_block_it_introduces():
+    """A paragraph ending with a colon is glued to the block after it, as a
+    heading is: the example never starts a chunk without its lead-in."""
+    code = "```python\n" + "\n".join(f"client.call_{k}(timeout={k})" for k in range(12)) + "\n```"
+    text = ("## Timeouts\n\n" + para(40, "intro") + "\n\nSet a timeout on every call like so:\n\n"
+            + code + "\n\nThat is all.\n")
+    doc, chunks = chunk(text, 120)
+    holder = next(c for c in chunks if "```python" in c.text)
+    assert "Set a timeout on every call like so:" in holder.text
+    assert not any(c.text.rstrip().endswith("like so:") for c in chunks)
+    check_invariants(doc, chunks, 120, TOK)
+    # not before a heading, and not an admonition's ":::" line
+    assert MD.chunk(Document("Intro.\n\nNote:\n\n## Next\n\nBody.\n"), TOK, size=400)[0].text.endswith("Note:")
 
 
 # -- splitting a section over budget --------------------------------------------------------
@@ -458,3 +499,25 @@ def test_corpus_invariants(size, step):
         over += sum(c.oversize for c in chunks)
     assert total > len(files)
     assert over < total * 0.15
+
+
+# -- line starts without a line index (the fallback of _line_start_of) ----------------------
+
+
+def _old_line_start(text: str, pos: int) -> int:
+    """The fallback as it was: the last CR or LF before ``pos``, each searched
+    back to the text's start."""
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\r\n", max_size=40), st.data())
+def test_line_start_fallback_equals_the_unbounded_search(text, data):
+    """Without a line index, a line's start is found by looking for a CR only
+    after the last LF (a 1 MB document without CRs is not read back per
+    call): the same start as the old search on texts mixing CR, LF and CRLF."""
+    from chunkseam.chunkers.markdown import _line_start_of
+
+    line_start = _line_start_of(text, None)
+    pos = data.draw(st.integers(0, len(text)))
+    assert line_start(pos) == _old_line_start(text, pos)

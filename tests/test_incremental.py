@@ -78,8 +78,8 @@ def block_tuples(blocks) -> list[tuple]:
 
 def reference_sections(blocks, sx) -> list[tuple]:
     """The markdown chunker's sections as first written (a walk over every
-    block): a label (an HTML anchor …) is no body, and the labels that end a
-    section with a body go with the heading after them."""
+    block): a label (an HTML anchor …) or the front matter is no body, and the
+    labels that end a section with a body go with the heading after them."""
     out, current, last_heading, has_body, labels = [], [], None, False, 0
     for b in blocks:
         if b.depth != 0:
@@ -91,7 +91,7 @@ def reference_sections(blocks, sx) -> list[tuple]:
                 current = current[keep:]
             current.append(b)
             last_heading, has_body, labels = b, False, 0
-        elif is_anchor(b.kind, b.info, sx.text[b.start : b.end]):
+        elif b.kind == "front_matter" or is_anchor(b.kind, b.info, sx.text[b.start : b.end]):
             current.append(b)
             labels += has_body
         else:
@@ -917,6 +917,65 @@ def test_fixed_token_windows_keep_their_phase_or_move_all():
         lambda d: d.with_edit(len(d.text), len(d.text), " tail", version=5),
     ])
     assert updates == 4
+
+
+def test_fixed_windows_an_edit_leaves_alone_are_not_counted_again(monkeypatch):
+    """The sizes of the token windows wholly before an edit, and of those after
+    it that only moved, are the previous version's: only the windows around
+    the edit (and all after it when the edit changes the number of tokens)
+    are counted, and the chunks equal a cold run's."""
+    from chunkseam.analysis import make_chunks
+    from chunkseam.chunkers.fixed import _TokenText
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    config = Settings(chunker="fixed", size=64, overlap=8)
+    doc = Document(text, path="/virtual/counts.md", version=1)
+    n = len(make_chunks(doc, config)[1])
+    counted = []
+    real = _TokenText.span_count
+
+    def spy(self, a, b, *hints):
+        counted.append((a, b))
+        return real(self, a, b, *hints)
+
+    monkeypatch.setattr(_TokenText, "span_count", spy)
+    at = text.index(" the ", 3 * len(text) // 4) + 1
+    same = doc.with_edit(at, at + 3, "THE", version=2)  # same number of tokens
+    got = chunk_tuples(make_chunks(same, config)[1])
+    windows = [w for w in counted if w in {(c[0], c[1]) for c in got}]  # (not the overlaps)
+    assert 0 < len(windows) <= 3, windows  # the window(s) holding the edit
+    more = same.with_edit(at, at, "more words ", version=3)  # more tokens: later windows move
+    del counted[:]
+    got_more = chunk_tuples(make_chunks(more, config)[1])
+    windows = [w for w in counted if w in {(c[0], c[1]) for c in got_more}]
+    assert 0 < len(windows) < n // 3, (len(windows), n)
+    monkeypatch.setattr(_TokenText, "span_count", real)
+    assert got == cold_chunks(same, config)
+    assert got_more == cold_chunks(more, config)
+
+
+@pytest.mark.parametrize("size,overlap", [(64, 8), (24, 5), (256, 32)])
+def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
+    """The overlap sizes the ``fixed`` chunker keeps for the language server
+    (the whole text's tokens, the windows' end tokens as hints; reused after
+    an edit) are what the sizer counts on each overlap's text alone."""
+    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.chunkers.fixed import kept_count
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3]) + "\n\nnaïve café — 😀 ✓\n"
+    config = Settings(chunker="fixed", size=size, overlap=overlap)
+    sizer = sizer_for(config)
+    doc = Document(text, path="/virtual/overlaps.md", version=1)
+    at = text.index(" the ", len(text) // 2) + 1
+    for version in (doc, doc.with_edit(at, at, "more words ", version=2)):
+        chunks = make_chunks(version, config)[1]
+        pairs = [(p, c) for p, c in zip(chunks, chunks[1:]) if c.start < p.end]
+        assert pairs
+        for p, c in pairs:
+            end = min(p.end, c.end)
+            assert kept_count(version, sizer, c.start, end) == sizer.count(version.text[c.start:end])
 
 
 def test_langchain_window_is_split_by_langchain_itself(monkeypatch):

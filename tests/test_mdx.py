@@ -204,9 +204,12 @@ def test_cuts_inside_mdx_blocks():
     # between two whole tabs of one element: a clean place to cut
     got = _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n✂<B>\n\nTwo.\n\n</B>\n</Tabs>\n")
     assert "CS008" not in [c for c, _ in got]
-    # the opening tag left alone, or the closing tag cut off: CS008 (jsx)
+    # the opening tag left alone: CS008 (jsx)
     assert ("CS008", "jsx") in _codes("<Tabs>\n✂<A>\n\nOne.\n\n</A>\n<B>\n\nTwo.\n\n</B>\n</Tabs>\n")
-    assert ("CS008", "jsx") in _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n<B>\n\nTwo.\n\n</B>\n✂</Tabs>\n")
+    # only the closing tag after the cut: the element is whole, the chunk of
+    # nothing but `</Tabs>` is a fragment (CS102), not a split element
+    got = _codes("<Tabs>\n<A>\n\nOne.\n\n</A>\n<B>\n\nTwo.\n\n</B>\n✂</Tabs>\n")
+    assert "CS008" not in [c for c, _ in got] and "CS102" in [c for c, _ in got]
     # in the import statements
     assert ("CS008", "esm") in _codes("import A from 'a'\n✂import B from 'b'\n\nText.\n")
     # inside a fence inside a tab: the fence's rule, not the element's

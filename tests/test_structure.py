@@ -4,8 +4,11 @@ the whole text)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 
 from chunkseam import structure as S
 from chunkseam.document import Document
@@ -113,6 +116,28 @@ def test_an_edit_reparses_only_the_segment_it_touches(monkeypatch):
 
 
 # -- spans of each kind -----------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_texts())
+def test_has_headings_without_making_them(text):
+    """``has_headings`` is ``bool(headings)``, before and after the heading
+    blocks are made."""
+    st = structure(Document(text, path="/virtual/h.md"))
+    before = st.has_headings
+    assert st._headings is None  # (no heading block made to answer)
+    assert before == bool(st.headings) == st.has_headings
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("", False), ("plain words\n", False), ("# Title\n\nbody\n", True),
+    ("para\n\n    # indented code\n", False), ("> # quoted\n", False),
+    ("Setext\n======\n", True), ("- item\n\n```\n# in a fence\n```\n", False),
+])
+def test_has_headings_cases(text, expected):
+    st = structure(Document(text, path="/virtual/h.md"))
+    assert st.has_headings is expected
+    assert bool(st.headings) is expected
 
 
 def test_spans_of_every_block_kind():
@@ -329,3 +354,22 @@ def test_parse_survives_odd_input(text):
     for b in blocks:
         assert 0 <= b.start <= b.end <= len(text)
     assert_segmented_equals_whole(text)
+
+
+# -- lead-ins ----------------------------------------------------------------------------------
+
+_LEAD_IN_RE = re.compile(r"(?<![:\n]):{1,2}\s*\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(hst.text(alphabet="a: \n", max_size=12))
+def test_lead_in_end_reads_the_tail_as_the_regex_says(text):
+    """A paragraph ending with one or two colons (not three, not a colon alone
+    at a line's start) is a lead-in: the same answer as a regex over the whole
+    text, reading only its tail."""
+    from chunkseam.structure import lead_in_end
+
+    got = lead_in_end(text, 0, len(text))
+    assert (got is not None) == (_LEAD_IN_RE.search(text) is not None)
+    if got is not None:
+        assert text[:got].rstrip() == text[:got] and text[got:].strip() == ""

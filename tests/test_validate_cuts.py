@@ -41,7 +41,7 @@ def cut_codes(marked_text: str, settings: Settings = S, **kw) -> list[str]:
     "- item one\n✂- item two",
     "- item one\n\n✂- item two",
     "- parent\n  - child one\n✂  - child two",
-    "Intro:\n\n✂```py\nx = 1\n```\n",
+    "Intro.\n\n✂```py\nx = 1\n```\n",
     "Intro:\n\n```py\nx = 1\n```✂\n\nAfter.",
     "Para.\n\n✂| a | b |\n|---|---|\n| 1 | 2 |\n",
     "| a | b |\n|---|---|\n| 1 | 2 |\n✂\nAfter the table.",
@@ -341,3 +341,89 @@ def test_line_bounds_at_cuts_take_the_nearest_break(text, data):
     hi = data.draw(st.integers(lo, n))
     cut = data.draw(st.integers(0, n))
     assert at_cut(text, cut, lo, hi) == _naive_at_cut(text, cut, lo, hi)
+
+
+# -- a cut before closing tags only ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    # HTML: the <a> is whole before the cut, only its closers are after it
+    '<p align="center">\n  <a href="https://x.org"><img src="a.svg" alt="A"></a>\n✂</p>\n\nAfter.',
+    "<details>\n<summary>More</summary>\nAll of it here.\n✂</details>\n\nAfter.",
+    # a list item whose <details> block closes after the cut
+    "- <details>\n    <summary>Run it</summary>\n\n    Start the server now.\n\n✂    </details>\n- next",
+])
+def test_only_closing_tags_after_a_cut_is_clean(text):
+    assert cut_codes(text) == []
+
+
+def test_only_closing_tags_after_a_cut_in_mdx_is_clean():
+    text = ("<Steps>\n\n1. Install it.\n\n2. Run it.\n\n</Steps>\n\n"
+            "<Tabs>\n  <TabItem value=\"npm\">\n\nRun `npm i x` now.\n✂\n  </TabItem>\n</Tabs>\n\nAfter.")
+    assert cut_codes(text, path="example.mdx") == []
+
+
+def test_closing_tags_then_more_of_the_enclosing_element_is_still_a_split():
+    """Past the closing tags the cut is judged where it lands: between two
+    rows of one HTML table the table is split, and it is the table that the
+    message names."""
+    text = ("<table>\n<tr>\n  <td><a href=\"https://x.org\"><img src=\"a.svg\"></a>✂</td>\n</tr>\n"
+            "<tr>\n  <td>two</td>\n</tr>\n</table>\n")
+    _doc, _chunks, _cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.cut is not None]
+    assert issue.code == "CS008"
+    assert "<table>" in issue.message
+    # a bare opening tag is still a split: its attributes label what follows
+    assert cut_codes('<TabItem value="npm">\n✂\nRun `npm i x` now.\n\n</TabItem>\n', path="example.mdx") == ["CS008"]
+
+
+def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():
+    """An excerpt of no words (a table's delimiter row) reaches for the
+    nearest words only within the chunk the message names: the delimiter row
+    is shown as it is, not the link definitions after the chunk."""
+    text = "| Logo | Name |\n✂| :-: | :-: |\n✂\n[npm-image]: https://img.shields.io/npm/v/x.svg\n"
+    _doc, _chunks, _cuts, issues = run(text, Settings(min_tokens=16))
+    split = next(i for i in issues if i.code == "CS004")
+    assert '"| :-: | :-: |" is in chunk 2' in split.message
+    frag = next(i for i in issues if i.code == "CS102" and i.chunk == 1)
+    assert "npm-image" not in frag.message and "| :-: | :-: |" in frag.message
+
+
+def test_a_heading_is_named_without_its_badge_images():
+    text = ("Intro.\n\n## Sponsors [![](https://opencollective.com/x/badge.svg?label=Sponsors)]"
+            "(https://opencollective.com/x)\n✂\nThanks to all of them.\n")
+    _doc, _chunks, _cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.code == "CS007"]
+    assert 'the heading "Sponsors":' in issue.message
+    # a heading of only a badge keeps it: something must name the heading
+    text = "Intro.\n\n## ![Logo](logo.svg)\n✂\nThanks to all of them.\n"
+    _doc, _chunks, _cuts, issues = run(text)
+    (issue,) = [i for i in issues if i.code == "CS007"]
+    assert 'the heading "![Logo](logo.svg)":' in issue.message
+
+
+@pytest.mark.parametrize("text,flagged", [
+    ("Intro.\n\nConfigure the client like so:\n✂\n```python\nclient = Client(timeout=30)\n```\n", True),
+    ("Intro.\n\nThe options are:\n✂\n- one\n- two\n", True),
+    ("Intro.\n\nThe options are:\n✂\n| a | b |\n|---|---|\n| 1 | 2 |\n", True),
+    # more prose after the colon, a heading after it: no lead-in
+    ("Intro.\n\nThe reason is simple:\n✂\nIt is faster.\n", False),
+    ("Intro.\n\nSee also:\n✂\n## Next\n\nBody.\n", False),
+    # the next chunk carries the lead-in (overlap): nothing is orphaned
+])
+def test_a_lead_in_that_ends_a_chunk_is_cs007(text, flagged):
+    got = cut_codes(text)
+    assert ("CS007" in got) is flagged, got
+    if flagged:
+        _doc, _chunks, _cuts, issues = run(text)
+        (issue,) = [i for i in issues if i.code == "CS007"]
+        assert "lead-in" in issue.message and "is in chunk 2" in issue.message
+
+
+def test_a_lead_in_carried_by_the_overlap_is_no_orphan():
+    text, _ = unmark("Intro.\n\nConfigure the client like so:\n\n```python\nclient = Client(timeout=30)\n```\n")
+    doc = Document(text)
+    lead = text.index("Configure")
+    end = text.index("\n\n```")
+    chunks = make_chunks(text, [(0, end), (lead, len(text))])
+    assert "CS007" not in [i.code for i in validate(doc, chunks, S)]

@@ -69,6 +69,22 @@ _HTML_ANCHOR = re.compile(
 )
 
 
+def lead_in_end(text: str, start: int, end: int) -> int | None:
+    """Where the text of ``text[start:end]`` ends when it ends with a colon —
+    a lead-in to what follows ("…like so:", reStructuredText's "For
+    example::"), not a ":::" admonition fence or a colon alone at a line's
+    start — else None. Reads only the tail (a paragraph may be long)."""
+    e = end
+    while e > start and text[e - 1].isspace():
+        e -= 1
+    k = e
+    while k > start and text[k - 1] == ":":
+        k -= 1
+    if not 1 <= e - k <= 2 or (k > start and text[k - 1] == "\n"):
+        return None
+    return e
+
+
 def is_anchor(kind: str, info: str, text: str) -> bool:
     """Whether a top-level block (``text`` is its own text) only labels or
     sets up what follows and says nothing itself: a reStructuredText target
@@ -648,7 +664,10 @@ class _Seg:
                         cur[2] = r[1]
                     cur[3] = False
                     run = None
-                elif i in anchors:  # (a label: it belongs with what follows, no body)
+                elif i in anchors or r[0] == "front_matter":
+                    # (a label, or the page's front matter: it belongs with what
+                    # follows, no body; a chunk of only "sidebar_position: 2" is
+                    # nothing to retrieve)
                     if cur is None:
                         cur = [i, i, -1, False, False, -1, -1]
                     elif cur[3] and run is None:
@@ -1004,6 +1023,14 @@ class Structure:
             hs = self._headings = [self._block(k, h[0]) for k, seg in enumerate(self._segs)
                                    for h in seg.heads]
         return hs
+
+    @property
+    def has_headings(self) -> bool:
+        """``bool(self.headings)``, without making the heading blocks."""
+        hs = self._headings
+        if hs is not None:
+            return bool(hs)
+        return any(seg.heads for seg in self._segs)
 
     def top_level(self) -> list[Block]:
         return [self._block(k, i) for k, seg in enumerate(self._segs) for i in seg.top]

@@ -119,7 +119,7 @@ from typing import Any, Iterable
 from . import budget
 from .cache import ByteLRU
 from .checks import registry
-from .checks.base import ChunkView, Context
+from .checks.base import REACH, ChunkView, Context
 from .checks.chunks import chunk_issues
 from .checks.code import CODE_ORDER, PYTHON_ORDER
 from .checks.cuts import (
@@ -281,9 +281,10 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
                     break
             else:
                 rules = plain
-        found = next((i for _c, fn in rules if (i := fn(ctx, at, where)) is not None), None)
-        if found is not None:
-            return found
+        for _c, fn in rules:
+            found = fn(ctx, at, where)
+            if found is not None:
+                return found
     return None
 
 
@@ -297,6 +298,8 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
 # segment boundaries are line starts after a blank line, where no word or line
 # scan crosses). Beyond that it depends on the chunk numbers on either side
 # (messages), the starts of those chunks relative to the neighbourhood (CS007),
+# the end of the chunk after the cut (an excerpt that says nothing reaches for
+# words only up to it),
 # the document's first line break (CS003/CS004 fixes) and the enabled rules
 # and severities. So a judgement is cached by all of these, with offsets
 # relative to the neighbourhood, and an edit re-judges only the cuts near it.
@@ -304,7 +307,7 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
 
 #: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
 _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",
-                          "table", "header", "item", "span", "heading", "body", "element"})
+                          "table", "header", "item", "span", "heading", "body", "element", "lead_in"})
 #: ... and those holding anything else; an issue with a key in neither set is
 #: not cached (always judged afresh), so a new key can never be shifted wrongly
 _PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",
@@ -421,7 +424,7 @@ class _CutJudge:
         found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
         out: list[Issue] = []
         if previous is not None:
-            old_serials, old_cuts, old_found, old_starts = previous
+            old_serials, old_cuts, old_found, old_starts, old_ends = previous
             # a cut's neighbourhood reaches two segments past the one holding it
             bound = self._common_bound(old_serials)
             by_position = ctx.by_position
@@ -437,7 +440,7 @@ class _CutJudge:
                     break
                 p = cut.right
                 if p is not None and ((view := by_position.get(p)) is None
-                                      or view.start != old_starts.get(p)):
+                                      or view.start != old_starts.get(p) or view.end != old_ends.get(p)):
                     break
                 kept = old_found[reused]
                 found_all.append(kept)
@@ -452,7 +455,8 @@ class _CutJudge:
             if found is not None:
                 out.append(found)
         starts = {v.position: v.start for v in ctx.chunks}
-        ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts))
+        ends = {v.position: v.end for v in ctx.chunks}
+        ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends))
         return out
 
     def _common_bound(self, old_serials: list) -> int:
@@ -476,7 +480,7 @@ class _CutJudge:
         ctx = self.ctx
         st = self.st
         views = ctx.chunks
-        shared = (ctx.settings, first_content, bool(st.headings), len(views) < 2)
+        shared = (ctx.settings, first_content, st.has_headings, len(views) < 2)
         key = ("validate-chunks", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused: list[Issue] = []
@@ -504,6 +508,15 @@ class _CutJudge:
             return None
         return min(max(view.start - lo, -1), hi - lo + 1)
 
+    def _end(self, position: int | None, lo: int, hi: int) -> int | None:
+        """A chunk's end relative to the neighbourhood, as far as an excerpt
+        may reach for words (past the neighbourhood, never further than
+        :data:`~chunkseam.checks.base.REACH` from the cut)."""
+        if position is None:
+            return None
+        view = self.ctx.by_position.get(position)
+        return None if view is None else min(view.end - lo, hi - lo + REACH + 1)
+
     def judge(self, cut: Any) -> Issue | None:
         return self._judge_own(cut)[0]
 
@@ -517,7 +530,7 @@ class _CutJudge:
         seg_key, lo, hi = self.st.neighbourhood(cut.offset, last)
         key = (self.rules, seg_key, cut.offset - lo, None if cut.alt is None else cut.alt - lo,
                cut.left, cut.right, cut.side, self._start(cut.left, lo, hi),
-               self._start(cut.right, lo, hi))
+               self._start(cut.right, lo, hi), self._end(cut.right, lo, hi))
         hit = _CUT_CACHE.get(key, _MISSING)
         if hit is not _MISSING:
             if hit is _NO_ISSUE:

@@ -347,10 +347,16 @@ _ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*")
 
 
+#: an image, or a link around only an image: a badge (``[![PRs Welcome](https://img.shields.io/…)](…)``)
+_BADGE = re.compile(r"\[!\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])\](?:\([^()\s]*\)|\[[^\[\]\n]*\])"
+                    r"|!\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])")
+
+
 def heading_as_written(text: str, heading, width: int = 80) -> str:
     """A heading's text as the writer wrote it (code spans, links and HTML
-    kept), without its ``#`` marks or setext underline, whitespace collapsed,
-    shortened to ``width`` characters."""
+    kept), without its ``#`` marks or setext underline and without badge
+    images (``## Sponsors [![](…/badge.svg)](…)`` reads "Sponsors"),
+    whitespace collapsed, shortened to ``width`` characters."""
     raw = text[heading.start : heading.end]
     m = _ATX_OPEN.match(raw)
     if m:
@@ -365,6 +371,8 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
                 lines = lines[1:]
             raw = "\n".join(lines)
     out = " ".join(raw.split())
+    if "![" in out:
+        out = " ".join(_BADGE.sub(" ", out).split()) or out
     return out if len(out) <= width else out[: width - 1] + "…"
 
 
@@ -604,6 +612,9 @@ class Context:
         issue's range becomes the part of it at the cut (:func:`at_cut`)."""
         rule = RULES[code]
         if cut is not None:
+            if chunk is None and other_chunk is None and unit is None:
+                return self.cut_issue(code, message, start, end, cut, related, related_message,
+                                      hint, data)
             chunk = cut.left if chunk is None else chunk
             other_chunk = cut.right if other_chunk is None else other_chunk
             data.setdefault("side", cut.side)
@@ -613,16 +624,39 @@ class Context:
                      start, end, chunk, other_chunk, cut.offset if cut else None,
                      related, related_message, hint, data, unit)
 
-    def snippet_left(self, cut: int, lo: int = 0, width: int = 32) -> str:
-        return snippet_before(self.text, cut, lo, width)
+    def cut_issue(self, code: str, message: str, start: int, end: int, cut: Cut,
+                  related: tuple[int, int] | None, related_message: str | None,
+                  hint: str | None, data: dict[str, Any]) -> Issue:
+        """:meth:`issue` of a cut whose unit is ``[start, end)``, charged to
+        the cut's chunks; ``data`` becomes the issue's own."""
+        rule = RULES[code]
+        data.setdefault("side", cut.side)
+        c = cut.offset
+        if start < c < end and end - start <= 256 and not _SPACE.search(self.text, start, end):
+            lo, hi = start, end  # (at_cut's first case: a word is its own range)
+        else:
+            lo, hi = at_cut(self.text, c, start, end)
+        return Issue(code, rule.name, self.enabled.get(code, rule.severity), message,
+                     lo, hi, cut.left, cut.right, c, related, related_message, hint, data,
+                     (start, end))
 
-    def snippet_right(self, cut: int, hi: int | None = None, width: int = 32) -> str:
-        return snippet_after(self.text, cut, len(self.text) if hi is None else hi, width)
+    def snippet_left(self, cut: int, lo: int = 0, width: int = 32, chunk: int | None = None) -> str:
+        """The excerpt before ``cut``; with ``chunk`` (a position), never
+        reaching before that chunk's start (the message says it is there)."""
+        view = self.by_position.get(chunk) if chunk is not None else None
+        return snippet_before(self.text, cut, lo, width, view.start if view is not None else 0)
+
+    def snippet_right(self, cut: int, hi: int | None = None, width: int = 32, chunk: int | None = None) -> str:
+        """The excerpt from ``cut``; with ``chunk``, never reaching past that
+        chunk's end."""
+        view = self.by_position.get(chunk) if chunk is not None else None
+        return snippet_after(self.text, cut, len(self.text) if hi is None else hi, width,
+                             view.end if view is not None else None)
 
     def cut_message(self, cut: Cut, what: str, lo: int, hi: int) -> str:
         """``chunk 3 ends mid-sentence: "…set the timeout to" | "30 seconds…" is in chunk 4``."""
-        left = self.snippet_left(cut.offset, lo)
-        right = self.snippet_right(cut.offset, hi)
+        left = self.snippet_left(cut.offset, lo, chunk=cut.left)
+        right = self.snippet_right(cut.offset, hi, chunk=cut.right)
         if cut.side == "start":
             where = f"in chunk {cut.left + 1}" if cut.left is not None else "in no chunk"
             return f'chunk {cut.right + 1} starts {what}: "{left}" is {where} | "{right}"'
@@ -715,7 +749,7 @@ _DELIMITER_ROW = re.compile(r"[\s|:-]+")
 #: what an excerpt must hold to say something: a letter or a digit
 _SAYS = re.compile(r"[^\W_]")
 #: how far an excerpt may reach past its unit to find the nearest words
-_REACH = 4000
+REACH = _REACH = 4000
 
 
 def _before(text: str, cut: int, lo: int, width: int) -> str:
@@ -742,33 +776,42 @@ def _after(text: str, cut: int, hi: int, width: int) -> str:
     return _clean(piece)
 
 
-def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32) -> str:
+def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32, limit: int = 0) -> str:
     """Up to ``width`` characters before ``cut`` (not before ``lo``), whitespace
     collapsed (line breaks as ``⏎``), with a leading "…" when shortened. An
     excerpt of only whitespace, table padding, a ``>`` or nothing says
-    nothing: then it reaches back past ``lo`` to the nearest words."""
+    nothing: then it reaches back past ``lo`` to the nearest words, but not
+    before ``limit`` (the start of the chunk a message says holds it); with
+    no words there it shows what is there (a table's delimiter row)."""
     got = _before(text, cut, lo, width)
     if _SAYS.search(got):
         return got
+    floor = max(0, min(limit, cut))
     start = cut
-    while start > 0 and cut - start < _REACH and not _SAYS.match(text[start - 1]):
+    while start > floor and cut - start < _REACH and not _SAYS.match(text[start - 1]):
         start -= 1
-    while start > 0 and cut - start < _REACH and not text[start - 1].isspace():
+    if start <= floor or cut - start >= _REACH:
+        return got or _before(text, cut, floor, width)  # no words to reach
+    while start > floor and cut - start < _REACH and not text[start - 1].isspace():
         start -= 1  # the whole nearest word
     return ("…" if start > 0 else "") + _clean(text[start:cut])
 
 
-def snippet_after(text: str, cut: int, hi: int, width: int = 32) -> str:
+def snippet_after(text: str, cut: int, hi: int, width: int = 32, limit: int | None = None) -> str:
     """Up to ``width`` characters from ``cut`` (not past ``hi``), whitespace
     collapsed (line breaks as ``⏎``), with a trailing "…" when shortened; like
-    :func:`snippet_before`, it reaches past ``hi`` when it would say nothing."""
+    :func:`snippet_before`, it reaches past ``hi`` when it would say nothing,
+    but not past ``limit`` (the end of the chunk a message says holds it)."""
     got = _after(text, cut, hi, width)
     if _SAYS.search(got):
         return got
+    ceiling = len(text) if limit is None else max(cut, min(limit, len(text)))
     end = cut
-    while end < len(text) and end - cut < _REACH and not _SAYS.match(text[end]):
+    while end < ceiling and end - cut < _REACH and not _SAYS.match(text[end]):
         end += 1
-    while end < len(text) and end - cut < _REACH and not text[end].isspace():
+    if end >= ceiling or end - cut >= _REACH:
+        return got or _after(text, cut, ceiling, width)  # no words to reach
+    while end < ceiling and end - cut < _REACH and not text[end].isspace():
         end += 1  # the whole nearest word
     return _clean(text[cut:end]) + ("…" if end < len(text) else "")
 

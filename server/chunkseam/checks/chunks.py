@@ -111,7 +111,7 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
     unit = _units(ctx)
     one = unit[:-1] if view.tokens == 1 and unit.endswith("s") else unit  # "1 token", "1 char"
     msg = (f'chunk {view.position + 1} has only {view.tokens} {one} '
-           f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40)}"')
+           f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40, e)}"')
     return ctx.issue("CS102", msg, s, e, chunk=view.position,
                      hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
 
@@ -136,11 +136,14 @@ _ADV = (r"also|not|often|usually|generally|therefore|thus|now|still|always|somet
         r"really|highly|strongly|equally|more|less|much|even|particularly|especially|entirely|"
         r"perfectly|technically|therefore|however|just|so|too|far|considered")
 #: "It" that stands for nothing: "It is possible to…", "It's recommended that…", "It seems…"
+_EM = r"[*_]{0,2}"  # "It is *highly* recommended": emphasis around a word
 _EXPLETIVE_IT = re.compile(
     r"it(?:'s|\u2019s|\s+is|\s+was|\s+will\s+be|\s+would\s+be|\s+may\s+be|\s+might\s+be|"
     r"\s+can\s+be|\s+could\s+be|\s+should\s+be|\s+has\s+been|\s+had\s+been|\s+becomes?|"
-    r"\s+remains?)\s+(?:(?:" + _ADV + r")\s+)*(?:" + _ADJ + r")\b"
-    r"|it\s+(?:seems|appears|turns\s+out|follows|happens|takes)\b", re.IGNORECASE)
+    r"\s+remains?)\s+(?:" + _EM + r"(?:" + _ADV + r")" + _EM + r"\s+)*" + _EM + r"(?:" + _ADJ + r")\b"
+    # "It seems…", "It can happen that…", "It may turn out that…"
+    r"|it\s+(?:(?:can|may|might|could|will|would|should|does|did|often|sometimes|also|then)\s+)*"
+    r"(?:seems?|appears?|turns?\s+out|follows|happens?|takes)\b", re.IGNORECASE)
 #: "This guide…", "This page…": the document speaking of itself
 _SELF = re.compile(
     r"(?:this|these)\s+(?:guide|page|document|tutorial|section|article|chapter|part|post|readme|"
@@ -252,7 +255,7 @@ def no_context(ctx: Context, view: ChunkView) -> Issue | None:
     if ctx.doc.kind != "markdown" or view.heading_path:
         return None
     st = ctx.structure
-    if not st.headings:
+    if not st.has_headings:
         return None
     if st.has_heading_between(view.start, view.end):
         return None

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..issue import Issue
+from ..structure import lead_in_end
 from .base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
 
 _FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
@@ -78,11 +79,17 @@ def _paragraph_data(leaf) -> dict:
 def _finish(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int,
             snip_lo: int | None = None, snip_hi: int | None = None, hint: str | None = None,
             **data) -> Issue:
+    return _cut_issue(ctx, code, cut, what, lo, hi, lo if snip_lo is None else snip_lo,
+                      hi if snip_hi is None else snip_hi, hint, data)
+
+
+def _cut_issue(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int, snip_lo: int,
+               snip_hi: int, hint: str | None, data: dict) -> Issue:
+    """:func:`_finish` with its excerpt bounds given and ``data`` as a dict
+    (the issue's own: not copied)."""
     related, rel_msg = ctx.related_for(cut, lo, hi)
-    msg = ctx.cut_message(cut, what, lo if snip_lo is None else snip_lo,
-                          hi if snip_hi is None else snip_hi)
-    return ctx.issue(code, msg, lo, hi, cut=cut, related=related, related_message=rel_msg,
-                     hint=hint, **data)
+    msg = ctx.cut_message(cut, what, snip_lo, snip_hi)
+    return ctx.cut_issue(code, msg, lo, hi, cut, related, rel_msg, hint, data)
 
 
 # -- CS003 split-code-fence ---------------------------------------------------------------
@@ -322,6 +329,33 @@ def _closing_tag_after(text: str, start: int, end: int) -> bool:
     return "</" in text[start:end]
 
 
+_CLOSING_TAG = re.compile(r"</(?:[A-Za-z][\w.:-]*)?[ \t\r\n]*>")
+
+
+def skip_closing_tags(text: str, start: int, end: int) -> int:
+    """The end of the run of closing tags (``</details>``, ``</Tabs>``,
+    ``</>``) and whitespace at ``text[start:end]``."""
+    pos = start
+    while pos < end:
+        if text[pos].isspace():
+            pos += 1
+            continue
+        m = _CLOSING_TAG.match(text, pos, end)
+        if m is None:
+            break
+        pos = m.end()
+    return pos
+
+
+def only_closing_tags(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds nothing but closing tags and
+    whitespace. A unit whose only part across a cut is its closing tag is
+    whole for a reader: a tag carries no text, so the chunk that holds the
+    content lacks nothing, and the other one holds a stray closing tag (a
+    chunk of nothing else is CS102's fragment, not a split unit)."""
+    return skip_closing_tags(text, start, end) >= end
+
+
 def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind == "front_matter":
@@ -332,6 +366,11 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             if any(o.kind == "list_item" for o in where.blocks):
                 return None  # HTML inside a list item: the item is the unit it breaks (CS005)
             got = html_cut(ctx.text, b.start, b.end, cut.offset)
+            while got is not None and got[0] == "element" and only_closing_tags(ctx.text, cut.offset, got[2]):
+                # only the element's closing tag(s) after the cut: the element
+                # is whole; what encloses it is judged past those tags
+                after = skip_closing_tags(ctx.text, got[2], b.end)
+                got = html_cut(ctx.text, b.start, b.end, after) if after < b.end else None
             if got is None:
                 return None  # between complete elements: a clean place to cut
             what, s, e = got
@@ -371,6 +410,8 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     jsx = [b for b in where.blocks if b.kind in ("jsx", "directive")]
     if jsx and any(o.kind == "list_item" for o in where.blocks):
         return None  # an element in a list item, or a list in the element: the item is the unit (CS005)
+    while jsx and only_closing_tags(ctx.text, cut.offset, jsx[-1].end):
+        jsx.pop()  # only its closing tag after the cut: the element is whole (see only_closing_tags)
     if jsx and not any(b.is_leaf for b in where.blocks):
         b = jsx[-1]
         kids = ctx.structure.children(b)
@@ -436,9 +477,11 @@ def mid_word(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     leaf = where.leaf
     lo = leaf.start if leaf is not None else _line_start(ctx.text, cut.offset)
     hi = leaf.end if leaf is not None else span[1]
-    data = {"word": [span[0], span[1]], **_paragraph_data(leaf)}
-    return _finish(ctx, "CS001", cut, "mid-word", span[0], span[1], snip_lo=lo, snip_hi=hi,
-                   hint="cut at a sentence or paragraph boundary", **data)
+    data = {"word": [span[0], span[1]]}
+    if leaf is not None and leaf.kind == "paragraph":  # (_paragraph_data)
+        data["paragraph"] = [leaf.start, leaf.end]
+    return _cut_issue(ctx, "CS001", cut, "mid-word", span[0], span[1], lo, hi,
+                      "cut at a sentence or paragraph boundary", data)
 
 
 # -- CS006 split-brackets -------------------------------------------------------------------------
@@ -541,8 +584,10 @@ def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     # sub-items, a clean cut
     if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
         return None
-    if not ctx.text[cut.offset : item.end].strip():
-        return None  # only the item's trailing spaces (a hard break's "  ") after the cut: the item is whole
+    if only_closing_tags(ctx.text, cut.offset, item.end):
+        # only the item's trailing spaces (a hard break's "  ") or the closing
+        # tags of HTML or JSX in it (`</details>`) after the cut: the item is whole
+        return None
     return _finish(ctx, "CS005", cut, "inside a list item", item.start, item.end,
                    hint="cut between list items", item=[item.start, item.end],
                    **_paragraph_data(where.leaf))
@@ -579,6 +624,23 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 # -- CS007 orphan-heading ---------------------------------------------------------------------------------
 
 
+#: what a lead-in introduces: a block, not more prose
+_INTRODUCED = frozenset({"fence", "code", "table", "bullet_list", "ordered_list", "jsx"})
+
+
+def _lead_in_body(ctx: Context, lead, body) -> bool:
+    """Whether ``lead`` (a top-level paragraph) is a lead-in to the block that
+    ``body`` (the next leaf) starts: a code block, a table, a list or a JSX
+    element (a ``<CodeGroup>``) that begins after it."""
+    if lead.kind != "paragraph" or lead.depth != 0 or lead_in_end(ctx.text, lead.start, lead.end) is None:
+        return False
+    top = body
+    st = ctx.structure
+    while top.parent is not None:
+        top = st.parent(top)
+    return top.start >= lead.end and top.kind in _INTRODUCED
+
+
 def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if cut.side == "start" or cut.left is None:
         return None
@@ -588,6 +650,10 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if h is None:
         return None
     if h.kind != "heading":
+        # (the cut right after the paragraph first: a long paragraph is not read per cut)
+        if body is not None and h.kind == "paragraph" and h.end <= c and not ctx.text[h.end : c].strip() \
+                and _lead_in_body(ctx, h, body):
+            return _orphan_lead_in(ctx, cut, h, body)
         return None
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
     if h_end > c or ctx.text[h_end : c].strip():
@@ -603,12 +669,36 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None  # an empty section: nothing to orphan
     title = heading_as_written(ctx.text, h)
     right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
-    first = ctx.snippet_right(body.start, body.end)
+    first = ctx.snippet_right(body.start, body.end, chunk=cut.right)
     msg = f'chunk {cut.left + 1} ends with the heading "{title}": its section "{first}" is in {right}'
     return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
                      related_message=f"the section's body starts {right}",
                      hint="cut before the heading so it travels with its body",
                      **{"fix": "move-heading", "heading": [h.start, h.end], "body": body.start})
+
+
+def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
+    """A lead-in ("Run it like so:") that ends a chunk whose next chunk holds
+    what it introduces: CS007, as a heading is (the lead-in is the heading of
+    that block)."""
+    text = ctx.text
+    h_end = lead_in_end(text, h.start, h.end)
+    left = ctx.by_position[cut.left]
+    if left.start > h.start:
+        return None  # the left chunk starts inside the lead-in (that cut is judged on its own)
+    if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
+        return None  # the right chunk carries the lead-in too (overlap)
+    s = max(h.start, h_end - 60)
+    sp = text.find(" ", s, h_end)
+    lead = " ".join(text[(sp + 1 if s > h.start and sp >= 0 else s) : h_end].split())
+    lead = ("…" if s > h.start else "") + lead
+    right = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
+    first = ctx.snippet_right(body.start, body.end, chunk=cut.right)
+    msg = f'chunk {cut.left + 1} ends with the lead-in "{lead}": what it introduces ("{first}") is in {right}'
+    return ctx.issue("CS007", msg, h.start, h.end, cut=cut, related=(body.start, body.end),
+                     related_message=f"what the lead-in introduces starts {right}",
+                     hint="cut before the lead-in so it travels with what it introduces",
+                     lead_in=[h.start, h.end], body=body.start)
 
 
 #: precedence order for Markdown documents (first match wins)

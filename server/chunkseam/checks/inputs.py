@@ -291,7 +291,7 @@ def uncovered(ctx: Context, claimed: list[tuple[int, int]] = ()) -> list[Issue]:
                     where = f"after chunk {prev.position + 1}"
                 else:
                     where = "in the document"
-                msg = f'{e - s} characters {where} are in no chunk: "{snippet_after(text, s, e, 40)}"'
+                msg = f'{e - s} characters {where} are in no chunk: "{snippet_after(text, s, e, 40, e)}"'
                 out.append(ctx.issue("CS304", msg, s, e,
                                      chunk=prev.position if prev else None,
                                      other_chunk=v.position if v else None,

@@ -99,7 +99,7 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
     ("CS006", "split-brackets", "warning", "cut",
      "the cut falls inside a bracket pair, a link, an inline HTML tag or an inline code span"),
     ("CS007", "orphan-heading", "warning", "cut",
-     "a chunk ends with a heading whose body starts the next chunk"),
+     "a chunk ends with a heading (or a lead-in such as \"like so:\") whose body starts the next chunk"),
     ("CS008", "split-raw-block", "warning", "cut",
      "the cut falls inside front matter or an HTML block"),
     # per chunk

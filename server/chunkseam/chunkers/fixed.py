@@ -229,13 +229,18 @@ class _TokenText:
         spans = _windows(self.n_tokens, size, step)
         lens = self.lens
         out = []
-        k = 0
-        pos = 0
+        k = kb = 0
+        pos = posb = 0
         for a, b in spans:
             if a > k:  # starts are increasing
                 pos += sum(lens[k:a])
                 k = a
-            out.append((pos, pos + sum(lens[a:b]), a, b))
+            if a <= kb <= b:  # so are ends: each token summed once more, not per window
+                posb += sum(lens[kb:b])
+            else:
+                posb = pos + sum(lens[a:b])
+            kb = b
+            out.append((pos, posb, a, b))
         return out
 
     def _byte(self, q: int) -> int:
@@ -306,6 +311,8 @@ class FixedChunker:
         step = size - overlap
         encoding = getattr(sizer, "encoding", None)
         meta: dict[str, Any] = {}
+        #: the token windows' sizes by span, kept for the next version
+        counted: dict[tuple[int, int], int] = {}
         count: Callable[[int, int], int] = lambda a, b: sizer.count(text[a:b])  # noqa: E731
         if sizer.unit == "chars":
             spans = _windows(len(text), size, step)
@@ -317,9 +324,14 @@ class FixedChunker:
             char_of = encoded.char_of
             spans = [(char_of(x), char_of(y)) for x, y, _a, _b in windows]
             tokens_of = {span: w[2:] for span, w in zip(spans, windows)}
+            known = _known_counts(doc, sizer, encoding)
 
             def count(a: int, b: int) -> int:
-                return encoded.span_count(a, b, *tokens_of.get((a, b), ()))
+                n = known(a, b)
+                if n is None:
+                    n = encoded.span_count(a, b, *tokens_of.get((a, b), ()))
+                counted[(a, b)] = n
+                return n
         else:
             # a sizer without an encoding (approximate counts): windows of the
             # characters-per-unit ratio of the whole text
@@ -352,7 +364,79 @@ class FixedChunker:
                     meta=dict(meta),
                 )
             )
+        if counted:
+            # the overlaps' sizes too (the language server shows them): from
+            # the whole text's tokens, the window ends' tokens as hints
+            for prev, cur in zip(chunks, chunks[1:]):
+                if cur.start < prev.end:
+                    span = (cur.start, min(prev.end, cur.end))
+                    if span not in counted:
+                        n = known(*span)
+                        if n is None:
+                            first = tokens_of.get((cur.start, cur.end), (None,))[0]
+                            last = tokens_of.get((prev.start, prev.end), (None, None))[1]
+                            n = encoded.span_count(*span, first,
+                                                   last if span[1] == prev.end else None)
+                        counted[span] = n
+            _keep_counts(doc, sizer, encoding, counted)
         return chunks
+
+
+def kept_count(doc: Document, sizer: Sizer, start: int, end: int) -> int | None:
+    """``sizer.count(doc.text[start:end])`` when the ``fixed`` chunker counted
+    that span of this version with ``sizer`` (a window or the overlap of two),
+    else None."""
+    key = _counts_key(sizer, getattr(sizer, "encoding", None))
+    counted = doc.memoised(key) if key is not None else None
+    return counted.get((start, end)) if counted is not None else None
+
+
+def _counts_key(sizer: Sizer, encoding: Any) -> tuple | None:
+    key = ("fixed-counts", sizer, encoding)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _keep_counts(doc: Document, sizer: Sizer, encoding: Any,
+                 counted: dict[tuple[int, int], int]) -> None:
+    """Keep ``counted`` (the windows' sizes by character span) on ``doc`` for
+    its next version (see :func:`_known_counts`)."""
+    key = _counts_key(sizer, encoding)
+    if key is not None:
+        doc.memo(key, lambda: counted)
+
+
+def _known_counts(doc: Document, sizer: Sizer, encoding: Any) -> Callable[[int, int], int | None]:
+    """``(a, b) -> sizer.count(doc.text[a:b])`` when the nearest ancestor of
+    ``doc`` that kept its windows' sizes counted the same text: a window
+    wholly before the edit from it, or wholly after it (moved by the edit's
+    length); else None. A size is a function of the window's text alone, so
+    the windows an edit leaves alone are not counted again."""
+    key = _counts_key(sizer, encoding)
+    previous = None
+    if key is not None:
+        for ancestor, start, end, inserted in doc.lineage():
+            previous = ancestor.memoised(key)
+            if previous is not None:
+                break
+    if previous is None:
+        return lambda a, b: None
+    old = previous
+    after = start + inserted  # the first character after the edit in this version
+    delta = inserted - (end - start)
+    get = old.get
+
+    def known(a: int, b: int) -> int | None:
+        if b <= start:
+            return get((a, b))
+        if a >= after:
+            return get((a - delta, b - delta))
+        return None
+
+    return known
 
 
 register(FixedChunker())

@@ -8,6 +8,8 @@ What a chunk is
    text before the first heading (front matter included) is a section without
    a heading. Sub-sections are sections of their own: ``## B`` under ``# A``
    is not part of ``A``'s chunk, but its heading path is ``(A, B)``.
+   Front matter directly followed by the first heading joins that heading's
+   section (a chunk of only ``sidebar_position: 2`` is nothing to retrieve).
    A heading with no body of its own (directly followed by another heading)
    is joined to the next section, so no chunk is a lone heading; such a chunk
    takes the heading path of the last heading, the one whose body it carries.
@@ -38,7 +40,10 @@ What a chunk is
    single word over budget. A heading is glued to the unit after it, so it
    always starts a chunk together with (the start of) its body; a block that
    fits alone but not together with the heading before it is split as if it
-   were over budget.
+   were over budget. A *lead-in* — a paragraph that ends with a colon ("Run
+   it like so:") before a block that is not a heading — is glued to that
+   block the same way, so an example never starts a chunk without the
+   sentence that introduces it.
 4. **Overlap** (``overlap`` units, default 0) repeats whole trailing units of
    the previous chunk of the same section — blocks, sentences or items, never
    a part of one — as many as fit in ``overlap`` and in the next chunk's
@@ -77,7 +82,7 @@ from weakref import WeakKeyDictionary
 from .. import budget
 from ..chunk import Chunk
 from ..document import Document
-from ..structure import Block, Structure, is_anchor, structure
+from ..structure import Block, Structure, is_anchor, lead_in_end, structure
 from ..tokens import Sizer, memo_count
 from ..cache import ByteLRU
 from . import register
@@ -112,6 +117,7 @@ _INLINE_UNIT = re.compile(
 #: lines of link reference definitions only (``[label]: https://…``)
 _LINK_DEFS = re.compile(r"(?: {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*(?:\r\n|\r|\n|$))+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|\n")
+
 _SPACE = re.compile(r"\s")
 _LAST_SPACE = re.compile(r".*\s", re.S)
 
@@ -248,7 +254,11 @@ def _line_start_of(text: str, line_starts: Sequence[int] | None) -> Callable[[in
 
     def line_start(pos: int) -> int:
         if line_starts is None:
-            return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+            # a carriage return only after the last line feed (the nearer break
+            # wins): a search back to the text's start for one that a document
+            # without carriage returns never holds read it all per call
+            n = text.rfind("\n", 0, pos)
+            return max(n, text.rfind("\r", n + 1, pos)) + 1
         return line_starts[bisect_right(line_starts, pos) - 1]
 
     return line_start
@@ -552,14 +562,19 @@ class _Run:
             return [[lo, hi, whole if whole is not None else measure(text[lo:hi]), path]]
         atoms: list[Atom] = []
         lead: int | None = None
-        for b in blocks:
+        for j, b in enumerate(blocks):
             if lead is None:  # link reference definitions right before it are glued to it (fill_gaps)
                 prev = atoms[-1].end if atoms else lo
                 defs = text[prev : b.start].strip()
                 if defs and _LINK_DEFS.fullmatch(defs):
                     lead = text.index(defs, prev)
             label = b.kind in ("explicit", "html_block", "paragraph") and is_anchor(
-                b.kind, b.info, text[b.start : b.end])
+                b.kind, b.info, text[b.start : b.end]) or (
+                # front matter that joined the first heading's section goes with that heading
+                b.kind == "front_matter" and j + 1 < len(blocks) and blocks[j + 1].kind == "heading") or (
+                # a lead-in ("Run it like so:") goes with the block it introduces
+                b.kind == "paragraph" and j + 1 < len(blocks) and blocks[j + 1].kind != "heading"
+                and lead_in_end(text, b.start, b.end) is not None)
             if b.kind == "heading" or label:
                 # (a label before a heading or a block: glued to it, never a chunk's end,
                 # unless it is over the size on its own: a long comment is a unit of its own)
@@ -699,6 +714,10 @@ class MarkdownChunker:
                 rel = tuple((s - lo, e - lo, n) for s, e, n, _path in got)
                 cache.put(key, rel)
             spans.extend([lo + s, lo + e, n, path] for s, e, n in rel)
+        if spans and spans[0][3] and st.heading_path_at(spans[0][1] - 1) == ():
+            # front matter over the size on its own, before the first heading
+            # whose section it joined: a chunk with no heading yet
+            spans[0][3] = ()
         if not spans:  # no blocks at all (only link reference definitions …)
             lead = len(text) - len(text.lstrip())
             spans = [[lead, len(text.rstrip()), 0, ()]]
