@@ -426,6 +426,7 @@ def shutdown(ls: ChunkseamServer, params: Any = None) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: ChunkseamServer, params: types.DidOpenTextDocumentParams) -> None:
     td = params.text_document
+    logger.debug("chunkseam: didOpen of %s v%s (%d characters)", td.uri, td.version, len(td.text))
     ls.store.open(td.uri, td.text, td.version, td.language_id)
     ls.store.schedule(td.uri, 0)
     from ..notebook import is_notebook

@@ -292,6 +292,7 @@ class DocumentStore:
             self._prefetched.pop(next(iter(self._prefetched)))  # the oldest, never opened
         if len(self._prefetching) >= PREFETCH_MAX:
             return
+        logger.debug("chunkseam: %s is about to open: analysing the file from disk", uri)
         fut = asyncio.ensure_future(self._prefetch(uri, path, self.generation))
         self._prefetching.add(uri)
         self._running[uri] = fut
