@@ -1091,6 +1091,8 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: WAIT });
     await input.fill("big.md");
+    // the file was written a moment ago: Enter only once Quick Open lists it
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "big.md" }).first().waitFor({ timeout: WAIT });
     await page.waitForTimeout(300);
     const logFile = clientLog();
     const logFrom = logFile ? fs.statSync(logFile).size : 0;
