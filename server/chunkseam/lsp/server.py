@@ -39,6 +39,8 @@ CONFIG_FILE_NAMES = (".chunkseam.toml", "chunkseam.toml", "pyproject.toml")
 SECTION = "chunkseam"
 #: gen-1 collections between two looks at a full collection (Python's default: 10)
 GC_THRESHOLD2 = 100
+#: seconds a thread holds the GIL while another waits for it (Python: 0.005; see main())
+SWITCH_INTERVAL = 0.001
 
 
 class ChunkseamProtocol(LanguageServerProtocol):
@@ -772,6 +774,13 @@ def main(argv: list[str] | None = None) -> int:
     # reference cycles (old versions are freed by reference counting, see
     # tests/test_incremental.py), so little waits for the collector meanwhile.
     gc.set_threshold(700, 10, GC_THRESHOLD2)
+    # while an analysis thread runs, the frame reader (blocking reads in a pool
+    # thread) and the event loop take the GIL back after every read of the
+    # pipe: each waits up to the switch interval. At Python's 5 ms a 1 MB
+    # didOpen written in pipe-sized pieces took ~100 ms to read beside a busy
+    # thread, ~10 ms at 1 ms (benchmarks/bench_gil_read.py). The interval only
+    # matters when a second thread wants the GIL, so lone analyses lose nothing.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if args.tcp:
         host, port = args.tcp
         server.start_tcp(host, port)
