@@ -658,11 +658,8 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
     if h_end > c or ctx.text[h_end : c].strip():
         return None
-    left = ctx.by_position[cut.left]
-    if left.start > h.start:
-        return None  # the heading is not in the left chunk
-    if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
-        return None  # the right chunk carries the heading too (overlap)
+    if not _left_only(ctx, cut, h.start):
+        return None  # the heading is not in the left chunk, or the right one carries it too
     if body is None:
         return None
     if body.kind == "heading" and body.level <= h.level:
@@ -677,17 +674,22 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                      **{"fix": "move-heading", "heading": [h.start, h.end], "body": body.start})
 
 
+def _left_only(ctx: Context, cut: Cut, start: int) -> bool:
+    """Whether the chunk left of ``cut`` holds ``start`` (a heading's or a
+    lead-in's) and the chunk right of it does not (no overlap carries it)."""
+    if ctx.by_position[cut.left].start > start:
+        return False
+    return cut.right is None or ctx.by_position[cut.right].start > start
+
+
 def _orphan_lead_in(ctx: Context, cut: Cut, h, body) -> Issue | None:
     """A lead-in ("Run it like so:") that ends a chunk whose next chunk holds
     what it introduces: CS007, as a heading is (the lead-in is the heading of
     that block)."""
     text = ctx.text
     h_end = lead_in_end(text, h.start, h.end)
-    left = ctx.by_position[cut.left]
-    if left.start > h.start:
-        return None  # the left chunk starts inside the lead-in (that cut is judged on its own)
-    if cut.right is not None and ctx.by_position[cut.right].start <= h.start:
-        return None  # the right chunk carries the lead-in too (overlap)
+    if not _left_only(ctx, cut, h.start):
+        return None  # the left chunk starts inside the lead-in (that cut is judged on its own), or overlap
     s = max(h.start, h_end - 60)
     sp = text.find(" ", s, h_end)
     lead = " ".join(text[(sp + 1 if s > h.start and sp >= 0 else s) : h_end].split())
