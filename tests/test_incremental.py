@@ -955,6 +955,40 @@ def test_fixed_windows_an_edit_leaves_alone_are_not_counted_again(monkeypatch):
     assert got_more == cold_chunks(more, config)
 
 
+def test_fixed_windows_before_an_edit_are_not_placed_again(monkeypatch):
+    """After an edit, the token windows that end before the first token the
+    edit may change are the previous version's: only the windows from there
+    on are mapped to characters again, and the chunks equal a cold run's
+    (an edit near the end, one at the start, a multi-byte one)."""
+    from chunkseam.analysis import make_chunks
+    from chunkseam.chunkers.fixed import _TokenText
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4]) + "\n\nnaïve café 😀\n"
+    config = Settings(chunker="fixed", size=64, overlap=8)
+    doc = Document(text, path="/virtual/phase-reuse.md", version=1)
+    n = len(make_chunks(doc, config)[1])
+    placed = []
+    real = _TokenText.char_of
+
+    def spy(self, x):
+        placed.append(x)
+        return real(self, x)
+
+    monkeypatch.setattr(_TokenText, "char_of", spy)
+    at = text.index(" the ", 9 * len(text) // 10) + 1
+    late = doc.with_edit(at, at, "more words ", version=2)
+    got = chunk_tuples(make_chunks(late, config)[1])
+    assert 0 < len(placed) < n // 2, (len(placed), n)  # (two per window placed)
+    del placed[:]
+    first = late.with_edit(0, 0, "😀 ", version=3)
+    got_first = chunk_tuples(make_chunks(first, config)[1])
+    assert len(placed) >= 2 * (n - 1)  # every window moved
+    monkeypatch.setattr(_TokenText, "char_of", real)
+    assert got == cold_chunks(late, config)
+    assert got_first == cold_chunks(first, config)
+
+
 @pytest.mark.parametrize("size,overlap", [(64, 8), (24, 5), (256, 32)])
 def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
     """The overlap sizes the ``fixed`` chunker keeps for the language server

@@ -127,6 +127,11 @@ class _TokenText:
             self.lens, changed, old_blocks = spliced
             self.blocks = _blocks(self.lens, changed // _BLOCK, old_blocks)
         self.n_tokens = len(self.lens)
+        #: windows by (size, step): ``(token windows, character spans)`` (see :meth:`token_windows`)
+        self._windows: dict[tuple[int, int], tuple[list, list]] = {}
+        #: the previous version's windows and the first token that may differ
+        #: from its tokens (set by ``resync.token_text``; dropped once used)
+        self.prior: tuple[dict, int] | None = None
         # counting spans from the whole-text tokens needs the stable-boundary
         # property of the pre-tokenizer, and the same text tiktoken encodes
         self.fast = not surrogates and stable_boundaries_apply(sizer)
@@ -174,13 +179,14 @@ class _TokenText:
         base = q * _BLOCK
         return self.blocks[q] + (sum(self.lens[base:k]) if k > base else 0)
 
-    def token_at(self, x: int, hint: int | None = None) -> int:
+    def token_at(self, x: int, hint: int | None = None, hint_pos: int | None = None) -> int:
         """The token starting at byte ``x`` (-1: none does), searched from
-        token ``hint`` when that one starts a little before ``x``."""
+        token ``hint`` when that one starts a little before ``x`` (at byte
+        ``hint_pos`` when the caller knows it: no walk to find it)."""
         pos = -1
         if hint is not None:
             k = hint
-            pos = self.offset(k)
+            pos = self.offset(k) if hint_pos is None else hint_pos
         if pos < 0 or pos > x or x - pos > 4096:
             q = bisect.bisect_right(self.blocks, x) - 1
             if q < 0:
@@ -194,11 +200,12 @@ class _TokenText:
             k += 1
         return k if pos == x else -1
 
-    def token_before(self, x: int, hint: int) -> int:
+    def token_before(self, x: int, hint: int, hint_pos: int | None = None) -> int:
         """The token starting at byte ``x`` (-1: none does), searched back from
-        token ``hint`` (which starts at or after ``x``, not far)."""
+        token ``hint`` (which starts at or after ``x``, not far; at byte
+        ``hint_pos`` when the caller knows it)."""
         k = hint
-        pos = self.offset(k)
+        pos = self.offset(k) if hint_pos is None else hint_pos
         if pos < x or pos - x > 4096:
             return self.token_at(x)
         lens = self.lens
@@ -221,17 +228,51 @@ class _TokenText:
 
     def windows(self, size: int, step: int) -> list[tuple[int, int]]:
         """Character spans of windows of ``size`` tokens stepping ``step``."""
-        return [(self.char_of(x), self.char_of(y)) for x, y, _a, _b in self.token_windows(size, step)]
+        return self.window_spans(size, step)[1]
 
     def token_windows(self, size: int, step: int) -> list[tuple[int, int, int, int]]:
         """Windows of ``size`` tokens stepping ``step``: ``(start byte, end byte,
         first token, end token)``."""
-        spans = _windows(self.n_tokens, size, step)
+        return self.window_spans(size, step)[0]
+
+    def window_spans(self, size: int, step: int) -> tuple[list[tuple[int, int, int, int]],
+                                                          list[tuple[int, int]]]:
+        """:meth:`token_windows` and the character spans of those windows
+        (start and end snapped back to a character start). Made once per
+        text and (size, step); after an edit, the windows that end before the
+        first token that may have changed (see ``resync.token_text``) are the
+        previous version's (same tokens before them, same bytes, same
+        characters): only the windows from there on are computed."""
+        key = (size, step)
+        got = self._windows.get(key)
+        if got is not None:
+            return got
+        out: list[tuple[int, int, int, int]] = []
+        spans: list[tuple[int, int]] = []
+        prior = self.prior
+        if prior is not None:
+            old = prior[0].get(key)
+            if old is not None:
+                old_windows, old_spans = old
+                changed = prior[1]
+                k = 0
+                while k < len(old_windows) and old_windows[k][3] <= changed:
+                    k += 1
+                out = old_windows[:k]
+                spans = old_spans[:k]
+        n = self.n_tokens
         lens = self.lens
-        out = []
-        k = kb = 0
-        pos = posb = 0
-        for a, b in spans:
+        char_of = self.char_of
+        if out and out[-1][3] >= n:
+            got = self._windows[key] = (out, spans)
+            return got
+        # starts 0, step, 2*step … until a window reaches n (see _windows)
+        a = len(out) * step
+        pos = self.offset(a) if a else 0
+        k = kb = a
+        posb = pos
+        while a < n:
+            b = min(a + size, n)
             if a > k:  # starts are increasing
                 pos += sum(lens[k:a])
                 k = a
@@ -241,7 +282,12 @@ class _TokenText:
                 posb = pos + sum(lens[a:b])
             kb = b
             out.append((pos, posb, a, b))
-        return out
+            spans.append((char_of(pos), char_of(posb)))
+            if b >= n:
+                break
+            a += step
+        got = self._windows[key] = (out, spans)
+        return got
 
     def _byte(self, q: int) -> int:
         if self.ascii:
@@ -249,11 +295,14 @@ class _TokenText:
         return q + self._extra[bisect.bisect_left(self._multibyte, q)]
 
     def span_count(self, a: int, b: int, first_token: int | None = None,
-                   end_token: int | None = None) -> int:
+                   end_token: int | None = None, first_byte: int | None = None,
+                   end_byte: int | None = None) -> int:
         """``count(text[a:b])``: the whole-text tokens between the first and the
         last stable boundary of the span, plus its two ends counted alone
         (``first_token``/``end_token``: tokens starting at or before ``a`` / at
-        or after ``b``, where the search for those boundaries' tokens starts)."""
+        or after ``b``, where the search for those boundaries' tokens starts;
+        ``first_byte``/``end_byte``: the bytes those tokens start at, when
+        known)."""
         text = self.text
         count = self.count
         if self.fast and b - a > 64:
@@ -264,11 +313,11 @@ class _TokenText:
                     STABLE_BOUNDARY_LAST.match(text, h - 1, b)
                 )
                 t = last.end() if last is not None else h
-                ih = self.token_at(self._byte(h), first_token)
+                ih = self.token_at(self._byte(h), first_token, first_byte)
                 if ih < 0:
                     it = -1
                 elif end_token is not None:
-                    it = self.token_before(self._byte(t), end_token)
+                    it = self.token_before(self._byte(t), end_token, end_byte)
                 else:
                     it = self.token_at(self._byte(t), ih)
                 if ih >= 0 and it >= 0:
@@ -320,10 +369,9 @@ class FixedChunker:
             from .resync import token_text
 
             encoded = token_text(doc, sizer, encoding)
-            windows = encoded.token_windows(size, step)
-            char_of = encoded.char_of
-            spans = [(char_of(x), char_of(y)) for x, y, _a, _b in windows]
-            tokens_of = {span: w[2:] for span, w in zip(spans, windows)}
+            windows, spans = encoded.window_spans(size, step)
+            # (first token, end token, their bytes) of each window's span
+            tokens_of = {span: (w[2], w[3], w[0], w[1]) for span, w in zip(spans, windows)}
             known = _known_counts(doc, sizer, encoding)
 
             def count(a: int, b: int) -> int:
@@ -373,10 +421,13 @@ class FixedChunker:
                     if span not in counted:
                         n = known(*span)
                         if n is None:
-                            first = tokens_of.get((cur.start, cur.end), (None,))[0]
-                            last = tokens_of.get((prev.start, prev.end), (None, None))[1]
-                            n = encoded.span_count(*span, first,
-                                                   last if span[1] == prev.end else None)
+                            first, _e, first_byte, _y = tokens_of.get((cur.start, cur.end),
+                                                                      (None, None, None, None))
+                            _a, last, _x, last_byte = tokens_of.get((prev.start, prev.end),
+                                                                    (None, None, None, None))
+                            if span[1] != prev.end:
+                                last = last_byte = None
+                            n = encoded.span_count(*span, first, last, first_byte, last_byte)
                         counted[span] = n
             _keep_counts(doc, sizer, encoding, counted)
         return chunks

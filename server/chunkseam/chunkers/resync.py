@@ -656,6 +656,9 @@ def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
     # the character index of multi-byte characters is spliced too (any sizer)
     encoded = _TokenText(text, sizer, encoding, tokens,
                          edited=previous)
+    if tokens is not None:
+        # the windows before the first token that may differ are the old ones
+        encoded.prior = (previous[0]._windows, tokens[1])
     if key is not None:
         doc.memo(key, lambda: encoded)
     return encoded
