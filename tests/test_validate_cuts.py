@@ -233,11 +233,12 @@ def test_cut_in_inline_html_tag_is_split_brackets():
 
 @pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])
 def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatch):
-    """Cuts in a leaf with no code, raw block, table or list item around it
-    are judged by the rules that can apply there only: over corpus pages cut
-    by a ``fixed`` chunker every 97 characters (mid-word, mid-sentence, in
-    fences, tables, lists, HTML and directives), the issues are those of the
-    full precedence order, and both kinds of cut occur."""
+    """Cuts in a leaf with no code, raw block or table around it (list items
+    allowed) are judged by the rules that can apply there only: over corpus
+    pages cut by a ``fixed`` chunker every 97 characters (mid-word,
+    mid-sentence, in fences, tables, lists, HTML and directives), the issues
+    are those of the full precedence order, and the three kinds of cut occur
+    (in a plain leaf, in a list item's leaf, elsewhere)."""
     import importlib
 
     from conftest import corpus_files
@@ -250,13 +251,14 @@ def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatc
     settings = resolve(None, {"chunker": "fixed", "size": 97, "overlap": 0, "unit": "chars"},
                        strict=False).settings
     full_order = v._plain_order
-    taken = {"plain": 0, "full": 0}
+    taken = {"plain": 0, "list": 0, "full": 0}
     real_judge = v._judge
 
     def counting(ctx, order, cut, blocks, plain=None):
         where = v.locate(ctx, cut.offset)
-        structural = where.leaf is None or any(b.kind in v._STRUCTURAL for b in where.blocks)
-        taken["full" if structural else "plain"] += 1
+        kinds = {b.kind for b in where.blocks} & v._STRUCTURAL
+        taken["full" if where.leaf is None or kinds - {"list_item"} else
+              "list" if kinds else "plain"] += 1
         return real_judge(ctx, order, cut, blocks, plain)
 
     for path in files:
@@ -268,12 +270,12 @@ def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatc
         fast = [i.to_dict() for i in validate(Document(text, path=str(path)), chunks, settings)]
         monkeypatch.setattr(v, "_judge", real_judge)
         v.clear_caches()
-        monkeypatch.setattr(v, "_plain_order", lambda order: list(order))
+        monkeypatch.setattr(v, "_plain_order", lambda order: (list(order), list(order)))
         slow = [i.to_dict() for i in validate(Document(text, path=str(path)), chunks, settings)]
         monkeypatch.setattr(v, "_plain_order", full_order)
         assert fast == slow, path.name
     v.clear_caches()
-    assert taken["plain"] > 0 and taken["full"] > 0, taken
+    assert taken["plain"] > 0 and taken["list"] > 0 and taken["full"] > 0, taken
 
 
 _BREAK_RUN_SPEC = re.compile(r"(?<!\s)\s*[\r\n]\s*")

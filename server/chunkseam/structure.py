@@ -1133,6 +1133,41 @@ class Structure:
         found.reverse()
         return found
 
+    def strictly_containing(self, offset: int) -> list[Block]:
+        """Every block with ``start < offset < end``, outermost first:
+        ``[b for b in containing(offset) if b.start < offset]`` (what a cut at
+        ``offset`` breaks), with the records checked before any Block is
+        made (asked once per cut)."""
+        k = bisect_right(self._seg_starts, offset) - 1
+        if k < 0:
+            return []
+        seg = self._segs[k]
+        rel = offset - self._seg_starts[k]
+        index = seg._index
+        if index is None:
+            index = seg._indexes()
+        i: int | None = bisect_right(index[0], rel) - 1
+        recs = seg.recs
+        chain: list[int] = []
+        while i is not None and i >= 0:
+            r = recs[i]
+            if r[1] < rel < r[2]:
+                chain.append(i)
+            i = r[5]
+        if not chain:
+            return []
+        m = self._mat[k]
+        if m is None:
+            m = self._slots(k)
+        found: list[Block] = []
+        for i in reversed(chain):
+            b = m[i]
+            if b is None:
+                b = m[i] = _make_block(recs[i], self._seg_starts[k], self._line_bases[k],
+                                       self._index_bases[k], i)
+            found.append(b)
+        return found
+
     def leaves_around(self, offset: int) -> tuple[Block | None, Block | None]:
         """The last leaf that starts before ``offset`` and the leaf after it
         in document order (``(leaves[i], leaves[i + 1])``), either None when

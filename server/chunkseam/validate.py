@@ -259,28 +259,38 @@ _STRUCTURAL = frozenset({"fence", "code", "front_matter", "html_block", "explici
                          "directive", "table", "list_item"})
 
 
-def _plain_order(order: list) -> list:
-    """``order`` without :data:`_BLOCK_RULES`: the same first match at a cut
-    inside a leaf with no structural block around it (see :func:`_judge`)."""
-    return [(c, fn) for c, fn in order if fn not in _BLOCK_RULES]
+def _plain_order(order: list) -> tuple[list, list]:
+    """``(plain, in_list)``: ``order`` without :data:`_BLOCK_RULES`, the same
+    first match at a cut inside a leaf with no structural block around it;
+    and ``order`` without the block rules but :func:`split_list_item`, the
+    same first match at a cut inside a leaf whose only structural blocks are
+    list items (the commonest cut of a list-heavy page: in the paragraph of
+    a list item). See :func:`_judge`."""
+    return ([(c, fn) for c, fn in order if fn not in _BLOCK_RULES],
+            [(c, fn) for c, fn in order if fn not in _BLOCK_RULES or fn is split_list_item])
 
 
 def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
-           plain: list | None = None) -> Issue | None:
+           plain: tuple[list, list] | None = None) -> Issue | None:
     """The issue of one cut: the first rule in ``order`` that applies (at the
     cut, then at its alternative offset when the cut is clean). With
     ``plain`` (:func:`_plain_order` of ``order``), a cut inside a leaf none of
-    whose blocks is structural is judged by those rules only: the others
+    whose blocks is structural, or whose only structural blocks are list
+    items, is judged by the rules that can apply there only: the others
     return None there."""
     for at in (cut, cut.at(cut.alt)) if cut.alt is not None else (cut,):
         where = locate(ctx, at.offset) if blocks else Where([], None)
         rules = order
         if plain is not None and where.leaf is not None:
+            listed = False
             for b in where.blocks:
-                if b.kind in _STRUCTURAL:
-                    break
+                kind = b.kind
+                if kind in _STRUCTURAL:
+                    if kind != "list_item":
+                        break
+                    listed = True
             else:
-                rules = plain
+                rules = plain[1] if listed else plain[0]
         for _c, fn in rules:
             found = fn(ctx, at, where)
             if found is not None:

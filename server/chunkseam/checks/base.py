@@ -88,6 +88,8 @@ def word_span(text: str, cut: int) -> tuple[int, int] | None:
     if cut <= 0 or cut >= n:
         return None
     a, b = text[cut - 1], text[cut]
+    if a in _ASCII_WORD and b in _ASCII_WORD:  # (the commonest case: class "w" on both sides)
+        return _extend_word(text, cut, n)
     ca, cb = _char_class(a), _char_class(b)
     if ca == "s" or cb == "s":
         return None
@@ -125,25 +127,35 @@ def word_span(text: str, cut: int) -> tuple[int, int] | None:
                 if lo + m.start() < cut < lo + m.end():
                     return (lo + m.start(), lo + m.end())
         return None
-    # extend over word characters and inner joiners (a "word" longer than
-    # MAX_WORD characters is shown by its MAX_WORD characters around the cut)
+    return _extend_word(text, cut, n)
+
+
+#: ASCII letters, digits and the underscore: class "w" of :func:`_char_class`
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _extend_word(text: str, cut: int, n: int) -> tuple[int, int]:
+    """The word a mid-word cut splits: extended over word characters and
+    inner joiners (a "word" longer than MAX_WORD characters is shown by its
+    MAX_WORD characters around the cut). An ASCII word character is known
+    to be of class "w" without asking :func:`_char_class`."""
     lo = cut
     while lo > 0 and cut - lo < MAX_WORD:
         c = text[lo - 1]
-        cl = _char_class(c)
-        if cl in "wm":
+        if c in _ASCII_WORD or _char_class(c) in "wm":
             lo -= 1
-        elif c in JOINERS and lo - 2 >= 0 and _char_class(text[lo - 2]) in "wm":
+        elif c in JOINERS and lo - 2 >= 0 and (text[lo - 2] in _ASCII_WORD
+                                              or _char_class(text[lo - 2]) in "wm"):
             lo -= 1
         else:
             break
     hi = cut
     while hi < n and hi - cut < MAX_WORD:
         c = text[hi]
-        cl = _char_class(c)
-        if cl in "wm":
+        if c in _ASCII_WORD or _char_class(c) in "wm":
             hi += 1
-        elif c in JOINERS and hi + 1 < n and _char_class(text[hi + 1]) in "wm":
+        elif c in JOINERS and hi + 1 < n and (text[hi + 1] in _ASCII_WORD
+                                             or _char_class(text[hi + 1]) in "wm"):
             hi += 1
         else:
             break
@@ -494,6 +506,19 @@ class Context:
         self._span_index: dict[int, _SpanIndex] = {}
         self._sentences: dict[int, list[tuple[int, int]]] = {}
         self._windows: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._rst: bool | None = None
+
+    @property
+    def rst(self) -> bool:
+        """Whether the document is reStructuredText (its name or language;
+        asked per cut by several rules, so answered once)."""
+        rst = self._rst
+        if rst is None:
+            from ..rst import is_rst
+
+            doc = self.doc
+            rst = self._rst = is_rst(doc.path, doc.uri, doc.language_id)
+        return rst
 
     # -- lazily computed views of the document
     @property
@@ -574,10 +599,7 @@ class Context:
         got = self._span_index.get(base)
         if got is None:
             piece = self.text[base : block.end]
-            from ..rst import is_rst
-
-            doc = self.doc
-            rst = doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id)
+            rst = self.doc.kind == "markdown" and self.rst
             key = (rst, piece if len(piece) <= 64 else text_key(piece))
             got = _SPAN_CACHE.get(key)
             if got is None:
@@ -588,10 +610,9 @@ class Context:
         return None if found is None else Span(found.start + base, found.end + base, found.kind)
 
     def _rst_literals(self, piece: str) -> list[tuple[int, int, str]] | None:
-        from ..rst import inline_literals, is_rst
+        if self.doc.kind == "markdown" and self.rst:
+            from ..rst import inline_literals
 
-        doc = self.doc
-        if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
             return [(a, b, _rst_span_kind(piece, a, b)) for a, b in inline_literals(piece)]
         return None
 

@@ -183,6 +183,18 @@ _BACK_REF = re.compile(
     r")(?![\w-])", re.IGNORECASE)
 #: how far into a chunk's first sentence a back reference is looked for
 BACK_REF_REACH = 400
+#: every match of :data:`_BACK_REF` holds one of these (lower case); none
+#: holds an "i", "k" or "s", which case-insensitive matching also finds as
+#: "ı", "K" (Kelvin) or "ſ"
+_BACK_REF_WORDS = ("above", "earl", "before", "prev", "prece")
+
+
+def _may_refer_back(text: str, start: int, end: int) -> bool:
+    """False when ``text[start:end]`` cannot hold a :data:`_BACK_REF` match
+    (none of :data:`_BACK_REF_WORDS` in it): most chunk openings, decided
+    without running the long case-insensitive alternation at every offset."""
+    low = text[start:end].lower()
+    return any(w in low for w in _BACK_REF_WORDS)
 
 
 def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
@@ -228,7 +240,10 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
         hit = None
     opening = hit is not None
     if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
-        hit = _BACK_REF.search(text, q, min(leaf.end, view.end, q + BACK_REF_REACH))
+        lim = min(leaf.end, view.end, q + BACK_REF_REACH)
+        if not _may_refer_back(text, q, lim):
+            return None
+        hit = _BACK_REF.search(text, q, lim)
         if hit is None:
             return None
     sent = None

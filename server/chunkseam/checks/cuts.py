@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass
 
 from ..issue import Issue
-from ..structure import lead_in_end
+from ..structure import LEAF_KINDS, lead_in_end
 from .base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
 
 _FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 
 
-@dataclass
+@dataclass(slots=True)
 class Where:
     """The blocks that strictly contain a cut, outermost first."""
 
@@ -38,9 +38,8 @@ class Where:
 
 
 def locate(ctx: Context, offset: int) -> Where:
-    st = ctx.structure
-    blocks = [b for b in st.containing(offset) if b.start < offset]
-    leaf = blocks[-1] if blocks and blocks[-1].is_leaf else None
+    blocks = ctx.structure.strictly_containing(offset)
+    leaf = blocks[-1] if blocks and blocks[-1].kind in LEAF_KINDS else None
     return Where(blocks, leaf)
 
 
@@ -124,10 +123,7 @@ _RST_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+[\w:.+-]+[ \t]*::")
 
 
 def _is_rst(ctx: Context) -> bool:
-    from ..rst import is_rst
-
-    doc = ctx.doc
-    return is_rst(doc.path, doc.uri, doc.language_id)
+    return ctx.rst
 
 
 def _fence_in(text: str, start: int, end: int, cut: int) -> tuple[int, int, str, str] | None:

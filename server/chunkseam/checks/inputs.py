@@ -22,6 +22,7 @@ import re
 from bisect import bisect_left
 from typing import Any
 
+from ..chunk import Chunk
 from ..issue import Issue
 from .base import ChunkView, Context, Cut, snippet_after
 
@@ -76,6 +77,18 @@ def read_chunks(doc_text: str, chunks: Any, make_issue) -> tuple[list[ChunkView]
     except TypeError:
         items = []
     for pos, ch in enumerate(items):
+        if type(ch) is Chunk and ch.source is doc_text:
+            # the engine's own chunk of this text (every chunk of a run): what
+            # the general reading below finds, read directly
+            start, end = ch.start, ch.end
+            if (type(start) is int and type(end) is int and 0 <= start <= end <= n
+                    and _NOT_SPACE.search(doc_text, start, end) is not None):
+                tokens = _int(ch.tokens)
+                path = ch.heading_path
+                views.append(ChunkView(pos, start, end, tokens if tokens else None,
+                                       tuple(path) if isinstance(path, (list, tuple)) else (),
+                                       bool(ch.oversize), ch))
+                continue
         start = _int(_get(ch, "start", "start_index", "start_char_idx"))
         end = _int(_get(ch, "end", "end_index", "end_char_idx"))
         own: str | None = None

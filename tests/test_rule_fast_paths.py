@@ -1,0 +1,199 @@
+"""The shortcuts on the cut rules' hot path answer as the general computation.
+
+Each fast path here (an ASCII word, the blocks a cut is strictly inside, a
+chunk opening that cannot refer back, the engine's own chunks read directly)
+is checked against the general computation it stands for, on corpus pages
+and on generated text that reaches the edge cases (joiners, combining marks,
+case-insensitive look-alikes).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from conftest import corpus_files
+from hypothesis import example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from chunkseam.chunk import Chunk
+from chunkseam.checks import base, chunks, inputs
+from chunkseam.document import Document
+from chunkseam.structure import structure
+
+# -- word_span ------------------------------------------------------------------------------------
+
+
+def _reference_word_span(text: str, cut: int) -> tuple[int, int] | None:
+    """word_span as specified, every character classified by _char_class."""
+    n = len(text)
+    if cut <= 0 or cut >= n:
+        return None
+    a, b = text[cut - 1], text[cut]
+    ca, cb = base._char_class(a), base._char_class(b)
+    if ca == "s" or cb == "s":
+        return None
+    split = False
+    if cb == "m" or (ca == "m" and a in "\u200d"):
+        split = True
+    elif ca in "wm" and cb in "wm":
+        split = True
+    elif a in base.JOINERS or b in base.JOINERS:
+        i = cut - 1
+        while i >= 0 and text[i] in base.JOINERS and cut - 1 - i < 3:
+            i -= 1
+        j = cut
+        while j < n and text[j] in base.JOINERS and j - cut < 3:
+            j += 1
+        split = (i >= 0 and j < n and base._char_class(text[i]) in "wm"
+                 and base._char_class(text[j]) in "wm")
+    if not split:
+        lo = cut - 1
+        while lo > 0 and not text[lo - 1].isspace() and cut - lo < 2048:
+            lo -= 1
+        hi = cut + 1
+        while hi < n and not text[hi].isspace() and hi - cut < 2048:
+            hi += 1
+        run = text[lo:hi]
+        pats = []
+        if "://" in run or "www." in run or "mailto:" in run:
+            pats.append(base._URL)
+        if "@" in run:
+            pats.append(base._EMAIL)
+        for pat in pats:
+            for m in pat.finditer(run):
+                if lo + m.start() < cut < lo + m.end():
+                    return (lo + m.start(), lo + m.end())
+        return None
+    lo = cut
+    while lo > 0 and cut - lo < base.MAX_WORD:
+        c = text[lo - 1]
+        if base._char_class(c) in "wm":
+            lo -= 1
+        elif c in base.JOINERS and lo - 2 >= 0 and base._char_class(text[lo - 2]) in "wm":
+            lo -= 1
+        else:
+            break
+    hi = cut
+    while hi < n and hi - cut < base.MAX_WORD:
+        c = text[hi]
+        if base._char_class(c) in "wm":
+            hi += 1
+        elif c in base.JOINERS and hi + 1 < n and base._char_class(text[hi + 1]) in "wm":
+            hi += 1
+        else:
+            break
+    return (lo, max(hi, cut + 1))
+
+
+@hsettings(max_examples=300, deadline=None)
+@example("don't stop_me-now")
+@example("a" * 300 + "b" * 300)
+@given(st.text(alphabet="ab9_ .'-:/@é\u0301\u200d漢 \n", max_size=60))
+def test_word_span_fast_path_is_the_classified_one(text):
+    """Every offset of generated text: ASCII words, joiners, accents,
+    combining marks, zero-width joiners, unspaced scripts, long words."""
+    for cut in range(len(text) + 1):
+        assert base.word_span(text, cut) == _reference_word_span(text, cut), (text, cut)
+
+
+def test_word_span_fast_path_on_corpus_pages():
+    rng = random.Random(7)
+    for path in corpus_files()[:12]:
+        text = path.read_text(encoding="utf-8")
+        for cut in rng.sample(range(len(text) + 1), min(400, len(text) + 1)):
+            assert base.word_span(text, cut) == _reference_word_span(text, cut), (path.name, cut)
+
+
+# -- the blocks a cut is strictly inside ----------------------------------------------------------
+
+
+def test_strictly_containing_is_containing_without_the_blocks_starting_there():
+    rng = random.Random(11)
+    files = corpus_files()[:10] + corpus_files("rst", "*.rst")[:2]
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        doc = Document(text, path=str(path))
+        st_ = structure(doc)
+        offsets = rng.sample(range(len(text) + 1), min(300, len(text) + 1))
+        # (asked first of a structure whose blocks are not made yet)
+        fresh = structure(Document(text, path=str(path), version=2))
+        got = [fresh.strictly_containing(off) for off in offsets]
+        offsets += [b.start for b in st_.blocks[:50]] + [b.end for b in st_.blocks[:50]]
+        for k, off in enumerate(offsets):
+            want = [b for b in st_.containing(off) if b.start < off]
+            assert st_.strictly_containing(off) == want, (path.name, off)
+            if k < len(got):
+                assert got[k] == want, (path.name, off)
+
+
+# -- CS103: a chunk opening that cannot refer back -------------------------------------------------
+
+_WORDS = ["as", "above", "shown", "earlier", "previously", "before", "see", "the", "previous",
+          "preceding", "example", "section", "steps", "in", "this", "our", "code", "described",
+          "we", "run", "it", "ſee", "prevıous", "ABOVE", "Earlier", "EXAMPLE", "ſhown", "done",
+          "\u212aey"]
+
+
+_PHRASES = st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from([" ", "  ", "\n", ", "])),
+                   max_size=8).map(lambda pairs: "".join(w + s for w, s in pairs))
+
+
+@hsettings(max_examples=400, deadline=None)
+@example("as ſhown above")
+@example("The previous EXAMPLE")
+@example("as described earlier")
+@given(_PHRASES)
+def test_back_reference_prefilter_never_hides_a_match(text):
+    """Back references of every form, in any case, with the look-alikes
+    case-insensitive matching accepts ("ſ" for "s", "ı" for "i")."""
+    if chunks._BACK_REF.search(text) is not None:
+        assert chunks._may_refer_back(text, 0, len(text))
+
+
+def test_back_reference_prefilter_on_corpus_openings():
+    """At every paragraph start of corpus pages: wherever the back-reference
+    pattern finds a match in the first 400 characters, the prefilter lets it
+    through; and it rules out most openings."""
+    found = ruled_out = 0
+    for path in corpus_files()[:40]:
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"\n\n", text):
+            q = m.end()
+            end = min(len(text), q + chunks.BACK_REF_REACH)
+            may = chunks._may_refer_back(text, q, end)
+            if chunks._BACK_REF.search(text, q, end) is not None:
+                found += 1
+                assert may, (path.name, q)
+            elif not may:
+                ruled_out += 1
+    assert found > 0 and ruled_out > 0
+
+
+# -- the engine's own chunks, read directly -------------------------------------------------------
+
+
+def test_own_chunks_read_as_any_chunk_object():
+    """A :class:`Chunk` of the document's text is read directly; the views and
+    issues are those of the same chunks given as plain dicts (read the
+    general way), blank and out-of-range chunks included."""
+    text = "# Title\n\nSome text here.\n\n   \n\nMore text, and more.\n"
+    own = [Chunk(0, 8, 0, source=text, tokens=3, heading_path=("Title",)),
+           Chunk(9, 25, 1, source=text, tokens=4, oversize=True),
+           Chunk(25, 30, 2, source=text),  # blank
+           Chunk(30, 52, 3, source=text, tokens=5),
+           Chunk(40, 80, 4, source=text, tokens=9)]  # past the end
+    as_dicts = [{"start": c.start, "end": c.end, "tokens": c.tokens, "heading_path": list(c.heading_path),
+                 "oversize": c.oversize} for c in own]
+
+    def make_issue(code, message, start, end, **kw):
+        return (code, message, start, end, tuple(sorted((k, repr(v)) for k, v in kw.items())))
+
+    views, issues = inputs.read_chunks(text, own, make_issue)
+    views_d, issues_d = inputs.read_chunks(text, as_dicts, make_issue)
+    strip = [(v.position, v.start, v.end, v.tokens, v.heading_path, v.oversize) for v in views]
+    strip_d = [(v.position, v.start, v.end, v.tokens, v.heading_path, v.oversize) for v in views_d]
+    assert strip == strip_d and len(strip) == 3
+    assert issues == issues_d and {i[0] for i in issues} == {"CS302", "CS303"}
+    assert all(v.obj is c for v, c in zip(views, [own[0], own[1], own[3]]))
