@@ -12,15 +12,14 @@ from __future__ import annotations
 import random
 import re
 
+from chunkseam.checks import base, chunks, inputs
+from chunkseam.chunk import Chunk
+from chunkseam.document import Document
+from chunkseam.structure import structure
 from conftest import corpus_files
 from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-
-from chunkseam.chunk import Chunk
-from chunkseam.checks import base, chunks, inputs
-from chunkseam.document import Document
-from chunkseam.structure import structure
 
 # -- word_span ------------------------------------------------------------------------------------
 
@@ -35,9 +34,7 @@ def _reference_word_span(text: str, cut: int) -> tuple[int, int] | None:
     if ca == "s" or cb == "s":
         return None
     split = False
-    if cb == "m" or (ca == "m" and a in "\u200d"):
-        split = True
-    elif ca in "wm" and cb in "wm":
+    if cb == "m" or (ca == "m" and a in "\u200d") or ca in "wm" and cb in "wm":
         split = True
     elif a in base.JOINERS or b in base.JOINERS:
         i = cut - 1
@@ -69,18 +66,14 @@ def _reference_word_span(text: str, cut: int) -> tuple[int, int] | None:
     lo = cut
     while lo > 0 and cut - lo < base.MAX_WORD:
         c = text[lo - 1]
-        if base._char_class(c) in "wm":
-            lo -= 1
-        elif c in base.JOINERS and lo - 2 >= 0 and base._char_class(text[lo - 2]) in "wm":
+        if base._char_class(c) in "wm" or c in base.JOINERS and lo - 2 >= 0 and base._char_class(text[lo - 2]) in "wm":
             lo -= 1
         else:
             break
     hi = cut
     while hi < n and hi - cut < base.MAX_WORD:
         c = text[hi]
-        if base._char_class(c) in "wm":
-            hi += 1
-        elif c in base.JOINERS and hi + 1 < n and base._char_class(text[hi + 1]) in "wm":
+        if base._char_class(c) in "wm" or c in base.JOINERS and hi + 1 < n and base._char_class(text[hi + 1]) in "wm":
             hi += 1
         else:
             break
