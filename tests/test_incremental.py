@@ -989,6 +989,44 @@ def test_fixed_windows_before_an_edit_are_not_placed_again(monkeypatch):
     assert got_first == cold_chunks(first, config)
 
 
+def test_fixed_window_and_overlap_share_what_their_common_ends_give(monkeypatch):
+    """A moved window and the overlap after it start at the same token, the
+    overlap and the window before it end at the same token: what a span's
+    start and end give (their stable boundaries and the texts before and
+    after them, counted alone) is found once for both. After an edit that
+    moves every later window, fewer than three texts are counted per window
+    (a window and its overlap: four, counted each on its own), and the sizes
+    are the sizer's."""
+    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.chunkers.fixed import kept_count
+    from chunkseam.tokens import TokenSizer
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4]) + "\n\nnaïve café — 😀 ✓\n"
+    config = Settings(chunker="fixed", size=64, overlap=8)
+    sizer = sizer_for(config)
+    doc = Document(text, path="/virtual/ends.md", version=1)
+    make_chunks(doc, config)
+    counted = []
+    real = TokenSizer.count
+
+    def spy(self, piece):
+        counted.append(piece)
+        return real(self, piece)
+
+    monkeypatch.setattr(TokenSizer, "count", spy)
+    moved = doc.with_edit(5, 5, "more words ", version=2)  # every window after it moves
+    chunks = make_chunks(moved, config)[1]
+    monkeypatch.setattr(TokenSizer, "count", real)
+    assert len(chunks) > 50
+    assert len(counted) < 3 * len(chunks), (len(counted), len(chunks))
+    assert chunk_tuples(chunks) == cold_chunks(moved, config)
+    for p, c in zip(chunks, chunks[1:]):
+        if c.start < p.end:
+            end = min(p.end, c.end)
+            assert kept_count(moved, sizer, c.start, end) == sizer.count(moved.text[c.start:end])
+
+
 @pytest.mark.parametrize("size,overlap", [(64, 8), (24, 5), (256, 32)])
 def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
     """The overlap sizes the ``fixed`` chunker keeps for the language server

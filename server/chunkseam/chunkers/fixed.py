@@ -129,6 +129,9 @@ class _TokenText:
         self.n_tokens = len(self.lens)
         #: windows by (size, step): ``(token windows, character spans)`` (see :meth:`token_windows`)
         self._windows: dict[tuple[int, int], tuple[list, list]] = {}
+        #: what :meth:`span_count` learnt of span starts and ends
+        self._heads: dict[int, tuple[int, int, int, int]] = {}
+        self._tails: dict[int, tuple[int, int, int]] = {}
         #: the previous version's windows and the first token that may differ
         #: from its tokens (set by ``resync.token_text``; dropped once used)
         self.prior: tuple[dict, int] | None = None
@@ -302,26 +305,49 @@ class _TokenText:
         (``first_token``/``end_token``: tokens starting at or before ``a`` / at
         or after ``b``, where the search for those boundaries' tokens starts;
         ``first_byte``/``end_byte``: the bytes those tokens start at, when
-        known)."""
+        known).
+
+        What the start of a span gives (its first boundary, that boundary's
+        token, the count of the text before it) is kept by start, and what
+        its end gives by end: a window and the overlap after it share their
+        start, the overlap and the window before it their end."""
         text = self.text
         count = self.count
         if self.fast and b - a > 64:
-            first = STABLE_BOUNDARY.search(text, a, b)
-            if first is not None:
-                h = first.end()
-                last = STABLE_BOUNDARY_LAST.match(text, max(h - 1, b - 64), b) or (
-                    STABLE_BOUNDARY_LAST.match(text, h - 1, b)
-                )
-                t = last.end() if last is not None else h
-                ih = self.token_at(self._byte(h), first_token, first_byte)
-                if ih < 0:
-                    it = -1
-                elif end_token is not None:
-                    it = self.token_before(self._byte(t), end_token, end_byte)
-                else:
-                    it = self.token_at(self._byte(t), ih)
+            head = self._heads.get(a)
+            if head is None or head[0] < b:
+                # the first boundary from ``a`` found by a search that stops
+                # at ``e``: a search that stops at any ``b <= e`` finds it
+                # when it ends before ``b``, and nothing otherwise
+                first = STABLE_BOUNDARY.search(text, a, b)
+                h = first.end() if first is not None else -1
+                ih = count_h = -1
+                if h >= 0:
+                    ih = self.token_at(self._byte(h), first_token, first_byte)
+                    count_h = count(text[a:h])
+                head = self._heads[a] = (b, h, ih, count_h)
+            _e, h, ih, count_h = head
+            if 0 <= h < b:
+                x = max(h - 1, b - 64)
+                tail = self._tails.get(b) if x == b - 64 else None
+                if tail is None:
+                    last = STABLE_BOUNDARY_LAST.match(text, x, b) or (
+                        STABLE_BOUNDARY_LAST.match(text, h - 1, b)
+                    )
+                    t = last.end() if last is not None else h
+                    if ih < 0:
+                        it = -1
+                    elif end_token is not None:
+                        it = self.token_before(self._byte(t), end_token, end_byte)
+                    else:
+                        it = self.token_at(self._byte(t), ih)
+                    tail = (t, it, count(text[t:b]) if it >= 0 else -1)
+                    if x == b - 64 and last is not None and last.start() >= x and ih >= 0:
+                        # (found in the last 64 characters alone: the same for every span ending at b)
+                        self._tails[b] = tail
+                _t, it, count_t = tail
                 if ih >= 0 and it >= 0:
-                    return count(text[a:h]) + (it - ih) + count(text[t:b])
+                    return count_h + (it - ih) + count_t
         return count(text[a:b])
 
 
