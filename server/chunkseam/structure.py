@@ -1270,15 +1270,18 @@ class Structure:
         if hs is None:
             hs = []
             paths: list[tuple[str, ...]] = []
-            stack: list[tuple[int, str]] = []
+            levels: list[int] = []  # the enclosing headings' levels and titles
+            titles: list[str] = []
             for k, seg in enumerate(self._segs):
                 base = self._seg_starts[k]
                 for _i, s, level, title in seg.heads:
-                    while stack and stack[-1][0] >= level:
-                        stack.pop()
-                    stack.append((level, title or ""))
+                    while levels and levels[-1] >= level:
+                        levels.pop()
+                        titles.pop()
+                    levels.append(level)
+                    titles.append(title or "")
                     hs.append(s + base)
-                    paths.append(tuple(t for _, t in stack))
+                    paths.append(tuple(titles))
             self._paths = paths
             self._heading_starts = hs
         return hs

@@ -475,7 +475,7 @@ class Cut:
         return self.right if self.side == "start" else self.left
 
 
-@dataclass
+@dataclass(slots=True)
 class ChunkView:
     """A validated chunk: where it is in the input list and what it covers."""
 

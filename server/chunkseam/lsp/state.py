@@ -606,7 +606,16 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
     chunks = result.analysis.chunks
     by_chunk: dict[int, list[Any]] = {}
     for issue in result.analysis.issues:
-        for idx in {issue.chunk, issue.other_chunk}:
+        a, b = issue.chunk, issue.other_chunk
+        if b is None or b == a:  # (one chunk: no set to make)
+            if a is not None:
+                got = by_chunk.get(a)
+                if got is None:
+                    by_chunk[a] = [issue]
+                else:
+                    got.append(issue)
+            continue
+        for idx in {a, b}:
             if idx is not None:
                 by_chunk.setdefault(idx, []).append(issue)
     result.issues_by_chunk = by_chunk
