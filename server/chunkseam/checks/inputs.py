@@ -218,13 +218,22 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
     ends: dict[int, list[int]] = {}
     starts: dict[int, list[int]] = {}
     for i, v in enumerate(views):
-        ends.setdefault(v.end, []).append(i)
-        starts.setdefault(v.start, []).append(i)
+        got = ends.get(v.end)
+        if got is None:
+            ends[v.end] = [i]
+        else:
+            got.append(i)
+        got = starts.get(v.start)
+        if got is None:
+            starts[v.start] = [i]
+        else:
+            got.append(i)
     view_starts = [v.start for v in views]
     prefix_max: list[int] = []
     m = -1
     for v in views:
-        m = max(m, v.end)
+        if v.end > m:
+            m = v.end
         prefix_max.append(m)
 
     def covering(c: int) -> list[int]:
@@ -239,12 +248,17 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
         return out
 
     cuts: list[Cut] = []
-    for c in sorted(set(ends) | set(starts)):
+    for c in sorted(ends.keys() | starts.keys()):
         if c <= first or c >= last:
             continue
-        e_list = ends.get(c, [])
-        s_list = starts.get(c, [])
-        cover = covering(c) if not (e_list and s_list) else []
+        e_list = ends.get(c)
+        s_list = starts.get(c)
+        if e_list and s_list:
+            cover = ()
+            side = "both"
+        else:
+            cover = covering(c)
+            side = "end" if e_list else "start"
         if e_list:
             left = (views[e_list[0]].position if len(e_list) == 1
                     else min(views[i].position for i in e_list))
@@ -255,7 +269,6 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
                      else min(views[i].position for i in s_list))
         else:
             right = views[cover[0]].position if cover else None
-        side = "both" if e_list and s_list else ("end" if e_list else "start")
         cuts.append(Cut(c, left, right, side))
     # a chunk that ends where only whitespace separates it from the next one
     # (chunkers often drop the space or blank line between): one cut

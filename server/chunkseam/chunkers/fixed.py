@@ -396,15 +396,18 @@ class FixedChunker:
 
             encoded = token_text(doc, sizer, encoding)
             windows, spans = encoded.window_spans(size, step)
-            # (first token, end token, their bytes) of each window's span
-            tokens_of = {span: (w[2], w[3], w[0], w[1]) for span, w in zip(spans, windows)}
             known = _known_counts(doc, sizer, encoding)
+            span_count = encoded.span_count
+            #: the window each chunk was made from (its tokens and their bytes)
+            made_from: list[tuple[int, int, int, int]] = []
 
             def count(a: int, b: int) -> int:
                 n = known(a, b)
                 if n is None:
-                    n = encoded.span_count(a, b, *tokens_of.get((a, b), ()))
+                    x, y, first, end = windows[k]  # (the window being read)
+                    n = span_count(a, b, first, end, x, y)
                 counted[(a, b)] = n
+                made_from.append(windows[k])
                 return n
         else:
             # a sizer without an encoding (approximate counts): windows of the
@@ -441,19 +444,19 @@ class FixedChunker:
         if counted:
             # the overlaps' sizes too (the language server shows them): from
             # the whole text's tokens, the window ends' tokens as hints
-            for prev, cur in zip(chunks, chunks[1:]):
+            for i in range(1, len(chunks)):
+                prev, cur = chunks[i - 1], chunks[i]
                 if cur.start < prev.end:
                     span = (cur.start, min(prev.end, cur.end))
                     if span not in counted:
                         n = known(*span)
                         if n is None:
-                            first, _e, first_byte, _y = tokens_of.get((cur.start, cur.end),
-                                                                      (None, None, None, None))
-                            _a, last, _x, last_byte = tokens_of.get((prev.start, prev.end),
-                                                                    (None, None, None, None))
-                            if span[1] != prev.end:
+                            first_byte, _y, first, _e = made_from[i]
+                            if span[1] == prev.end:
+                                _x, last_byte, _a, last = made_from[i - 1]
+                            else:
                                 last = last_byte = None
-                            n = encoded.span_count(*span, first, last, first_byte, last_byte)
+                            n = span_count(*span, first, last, first_byte, last_byte)
                         counted[span] = n
             _keep_counts(doc, sizer, encoding, counted)
         return chunks
