@@ -285,13 +285,14 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
     stack: list[int] = []  # indices into out of open containers
     consumed: dict[int, int] = {}  # line -> offset already taken by container markers
     table: list | None = None
+    quotes = 0  # block quotes in the stack
 
     def opening(kind: str, line: int) -> int:
         pos = consumed.get(line)
         if pos is None:
             pos = lines.start(line)
             # markers of enclosing block quotes repeat on every line
-            for anc in stack:
+            for anc in (stack if quotes else ()):
                 if out[anc][0] == "blockquote":
                     j = pos
                     while j < len(text) and text[j] in _WS:
@@ -309,7 +310,7 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
         last = max(first, map_end - 1)
         if last == first:  # one line (a heading, most paragraphs): nothing to trim
             return last
-        quoted = any(out[i][0] == "blockquote" for i in stack)
+        quoted = quotes > 0
         while last > first and (lines.blank(last) or (quoted and _quote_blank(lines, last))):
             last -= 1
         return last
@@ -351,6 +352,8 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
             out.append(rec)
             if kind in CONTAINER_KINDS:
                 stack.append(len(out) - 1)
+                if kind == "blockquote":
+                    quotes += 1
             elif kind == "table":
                 rec[9] = lines.end(first + 1)
                 table = rec
@@ -363,7 +366,9 @@ def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
                 continue
             if stack:
                 rec = out[stack.pop()]
-                if rec[0] == "table":
+                if rec[0] == "blockquote":
+                    quotes -= 1
+                elif rec[0] == "table":
                     table = None
                     rec[8] = [(s, e) for _, s, e in rec[8]]
         elif tok.nesting == 0 and tok.map is not None and tok.type != "inline":

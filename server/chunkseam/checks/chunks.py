@@ -116,6 +116,9 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
                      hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
 
 
+_UNSET = object()
+
+
 @lru_cache(maxsize=64)
 def _dangling_re(words: tuple[str, ...]) -> re.Pattern[str] | None:
     parts = []
@@ -212,7 +215,9 @@ def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
 def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Issue | None:
     if view.start <= first_content or ctx.doc.kind not in ("markdown", "text"):
         return None  # the document's first chunk has nothing to point back to
-    pattern = _dangling_re(tuple(getattr(ctx.settings, "dangling_words", ()) or ()))
+    pattern = getattr(ctx, "_dangling", _UNSET)
+    if pattern is _UNSET:  # (asked once per validation, not per chunk)
+        pattern = ctx._dangling = _dangling_re(tuple(getattr(ctx.settings, "dangling_words", ()) or ()))
     if pattern is None:
         return None
     text = ctx.text

@@ -572,14 +572,17 @@ def split_emphasis(ctx: Context, cut: Cut, where: Where) -> Issue | None:
 
 def split_list_item(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     blocks = where.blocks
-    k = max((i for i, b in enumerate(blocks) if b.kind == "list_item"), default=-1)
+    k = len(blocks) - 1  # the innermost list item
+    while k >= 0 and blocks[k].kind != "list_item":
+        k -= 1
     if k < 0:
         return None
     item = blocks[k]
     # inside a nested list of the item but in no sub-item: between two sibling
     # sub-items, a clean cut
-    if any(b.kind in ("bullet_list", "ordered_list") for b in blocks[k + 1 :]):
-        return None
+    for b in blocks[k + 1 :]:
+        if b.kind in ("bullet_list", "ordered_list"):
+            return None
     if only_closing_tags(ctx.text, cut.offset, item.end):
         # only the item's trailing spaces (a hard break's "  ") or the closing
         # tags of HTML or JSX in it (`</details>`) after the cut: the item is whole

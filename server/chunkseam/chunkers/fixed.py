@@ -466,9 +466,16 @@ def kept_count(doc: Document, sizer: Sizer, start: int, end: int) -> int | None:
     """``sizer.count(doc.text[start:end])`` when the ``fixed`` chunker counted
     that span of this version with ``sizer`` (a window or the overlap of two),
     else None."""
-    key = _counts_key(sizer, getattr(sizer, "encoding", None))
-    counted = doc.memoised(key) if key is not None else None
+    counted = kept_counts(doc, sizer)
     return counted.get((start, end)) if counted is not None else None
+
+
+def kept_counts(doc: Document, sizer: Sizer) -> dict[tuple[int, int], int] | None:
+    """What :func:`kept_count` looks in: ``sizer.count`` of the spans the
+    ``fixed`` chunker counted on this version with ``sizer``, by ``(start,
+    end)`` (None: it counted none). Read-only."""
+    key = _counts_key(sizer, getattr(sizer, "encoding", None))
+    return doc.memoised(key) if key is not None else None
 
 
 def _counts_key(sizer: Sizer, encoding: Any) -> tuple | None:

@@ -624,8 +624,10 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
         known = previous.overlap_counts if previous is not None else None
         known = known[1] if known is not None and known[0] is sizer else {}
         counts: dict[str, int] = {}
-        from ..chunkers.fixed import kept_count
+        from ..chunkers.fixed import kept_counts
 
+        # (the fixed chunker counts its overlaps: an edit moves them all)
+        kept = kept_counts(result.doc, sizer) or {}
         for i in range(1, len(chunks)):
             prev, cur = chunks[i - 1], chunks[i]
             if cur.start < prev.end:
@@ -634,8 +636,8 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
                 n = counts.get(piece)
                 if n is None:
                     n = known.get(piece)
-                    if n is None:  # (the fixed chunker counts its overlaps: an edit moves them all)
-                        n = kept_count(result.doc, sizer, cur.start, end)
+                    if n is None:
+                        n = kept.get((cur.start, end))
                     counts[piece] = n = sizer.count(piece) if n is None else n
                 overlap[i] = n
         result.overlap_counts = (sizer, counts)
