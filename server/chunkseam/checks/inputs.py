@@ -232,8 +232,7 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
     prefix_max: list[int] = []
     m = -1
     for v in views:
-        if v.end > m:
-            m = v.end
+        m = max(m, v.end)
         prefix_max.append(m)
 
     def covering(c: int) -> list[int]:
