@@ -91,6 +91,23 @@ def test_word_span_fast_path_is_the_classified_one(text):
         assert base.word_span(text, cut) == _reference_word_span(text, cut), (text, cut)
 
 
+def test_word_span_url_runs_at_their_limits():
+    """The run of non-space characters searched for a URL or an e-mail
+    address reaches 2048 characters each way from the cut: at and around
+    that limit, at the text's edges and beside every kind of whitespace."""
+    url = "https://example.com/a/b?c=d"
+    texts = ["(" + url + ")", "x" * 2046 + "(" + url + ")" + "y" * 2046,
+             "\u00a0(" + url + ")\u2028", "a@b.co(x)", "[x](mailto:a@b.co)\t" + "z" * 3000,
+             "(www.example.org)" + "w" * 2100, "q" * 2100 + "(www.example.org)"]
+    for text in texts:
+        n = len(text)
+        cuts = set(range(0, min(n, 40))) | set(range(max(0, n - 40), n + 1))
+        for anchor in (text.find("("), text.find("@"), 2046, 2047, 2048, 2049, 2100):
+            cuts |= set(range(max(0, anchor - 3), min(n, anchor + 4) + 1))
+        for cut in sorted(cuts):
+            assert base.word_span(text, cut) == _reference_word_span(text, cut), (text[:20], cut)
+
+
 def test_word_span_fast_path_on_corpus_pages():
     rng = random.Random(7)
     for path in corpus_files()[:12]:

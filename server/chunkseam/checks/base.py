@@ -109,13 +109,12 @@ def word_span(text: str, cut: int) -> tuple[int, int] | None:
             j += 1
         split = i >= 0 and j < n and _char_class(text[i]) in "wm" and _char_class(text[j]) in "wm"
     if not split:
-        # URLs and e-mail addresses: the non-space run around the cut
-        lo = cut - 1
-        while lo > 0 and not text[lo - 1].isspace() and cut - lo < 2048:
-            lo -= 1
-        hi = cut + 1
-        while hi < n and not text[hi].isspace() and hi - cut < 2048:
-            hi += 1
+        # URLs and e-mail addresses: the non-space run around the cut (at most
+        # 2048 characters each way; \s is str.isspace's set)
+        floor = max(0, cut - 2048)
+        m = _TO_LAST_SPACE.match(text, max(floor - 1, 0), cut - 1)
+        lo = max(floor, m.end()) if m is not None else floor
+        hi = _NON_SPACE_RUN.match(text, cut + 1, min(n, cut + 2048)).end()
         run = text[lo:hi]
         pats = []
         if "://" in run or "www." in run or "mailto:" in run:
@@ -130,6 +129,10 @@ def word_span(text: str, cut: int) -> tuple[int, int] | None:
     return _extend_word(text, cut, n)
 
 
+#: up to the last whitespace character (the last space before a run)
+_TO_LAST_SPACE = re.compile(r".*\s", re.S)
+#: a run of characters that are not whitespace
+_NON_SPACE_RUN = re.compile(r"\S*")
 #: ASCII letters, digits and the underscore: class "w" of :func:`_char_class`
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
