@@ -9,6 +9,7 @@ case-insensitive look-alikes).
 
 from __future__ import annotations
 
+import bisect
 import random
 import re
 
@@ -101,7 +102,7 @@ def test_word_span_url_runs_at_their_limits():
              "(www.example.org)" + "w" * 2100, "q" * 2100 + "(www.example.org)"]
     for text in texts:
         n = len(text)
-        cuts = set(range(0, min(n, 40))) | set(range(max(0, n - 40), n + 1))
+        cuts = set(range(min(n, 40))) | set(range(max(0, n - 40), n + 1))
         for anchor in (text.find("("), text.find("@"), 2046, 2047, 2048, 2049, 2100):
             cuts |= set(range(max(0, anchor - 3), min(n, anchor + 4) + 1))
         for cut in sorted(cuts):
@@ -114,6 +115,90 @@ def test_word_span_fast_path_on_corpus_pages():
         text = path.read_text(encoding="utf-8")
         for cut in rng.sample(range(len(text) + 1), min(400, len(text) + 1)):
             assert base.word_span(text, cut) == _reference_word_span(text, cut), (path.name, cut)
+
+
+# -- bracket pairs ---------------------------------------------------------------------------------
+
+
+def _reference_paired_spans(text: str, code: list) -> list:
+    """paired_spans as specified: every character of the text visited."""
+    spans = [base.Span(c[0], c[1], c[2] if len(c) > 2 else "code") for c in code]
+    if "<" in text:
+        code_starts = [c[0] for c in code]
+        for pat, kind in ((base._AUTOLINK, "link"), (base._INLINE_HTML, "html")):
+            for m in pat.finditer(text):
+                k = bisect.bisect_left(code_starts, m.end()) - 1
+                if k >= 0 and code[k][1] > m.start():
+                    continue
+                spans.append(base.Span(m.start(), m.end(), kind))
+    stack: list = []
+    where: dict = {"(": [], "[": [], "{": []}
+    pairs: dict = {}
+    ci = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        if ci < len(code) and i >= code[ci][0]:
+            i = code[ci][1]
+            ci += 1
+            continue
+        ch = text[i]
+        if ch == "\\" and i + 1 < n and text[i + 1] in base._ASCII_PUNCT:
+            i += 2
+            continue
+        if ch in "([{":
+            where[ch].append(len(stack))
+            stack.append((ch, i))
+        elif ch in ")]}":
+            mine = where[base._PAIRS[ch]]
+            if mine:
+                k = mine[-1]
+                pairs[stack[k][1]] = i
+                del stack[k:]
+                for positions in where.values():
+                    while positions and positions[-1] >= k:
+                        positions.pop()
+        i += 1
+    linked: set = set()
+    for o, c in sorted(pairs.items()):
+        if o in linked:
+            continue
+        ch = text[o]
+        if ch == "[" and c + 1 < n and text[c + 1] in "([" and (c + 1) in pairs:
+            start = o - 1 if o > 0 and text[o - 1] == "!" else o
+            spans.append(base.Span(start, pairs[c + 1] + 1, "link"))
+            linked.add(c + 1)
+            continue
+        spans.append(base.Span(o, c + 1, {"(": "parentheses", "[": "brackets", "{": "braces"}[ch]))
+    spans.sort(key=lambda s: (s.start, -s.end))
+    return spans
+
+
+@hsettings(max_examples=400, deadline=None)
+@example("\\`(a)` [b](c) \\\\(d) \\[e]")
+@example("``(`)`` ]x[ (y]")
+@given(st.text(alphabet="ab()[]{}\\`!< >:", max_size=50))
+def test_bracket_pairs_visit_only_brackets_and_escapes(text):
+    """Escapes (of brackets, backticks, backslashes), code spans with
+    brackets in them, unbalanced and crossed pairs, links and images."""
+    code = base.code_spans(text)
+    assert base.paired_spans(text, 0, code) == _reference_paired_spans(text, code)
+
+
+def test_bracket_pairs_on_corpus_paragraphs_and_rst_literals():
+    from chunkseam.rst import inline_literals
+
+    checked = 0
+    for path in corpus_files()[:30] + corpus_files("rst", "*.rst")[:4]:
+        text = path.read_text(encoding="utf-8")
+        for para in re.split(r"\n\s*\n", text)[:200]:
+            if path.suffix == ".rst":
+                code = [(a, b, base._rst_span_kind(para, a, b)) for a, b in inline_literals(para)]
+            else:
+                code = base.code_spans(para)
+            assert base.paired_spans(para, 0, code) == _reference_paired_spans(para, code), path.name
+            checked += 1
+    assert checked > 1000
 
 
 # -- the blocks a cut is strictly inside ----------------------------------------------------------

@@ -203,6 +203,8 @@ _INLINE_HTML = re.compile(
     r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!--.*?-->")
 _AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[\w.+-]+@[\w-]+(?:\.[\w-]+)+>")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: what the bracket pairing reads: brackets and backslashes (escapes)
+_PAIR_CHARS = re.compile(r"[\\()\[\]{}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,16 +293,23 @@ def paired_spans(text: str, base: int = 0, code: list[tuple] | None = None) -> l
     where: dict[str, list[int]] = {"(": [], "[": [], "{": []}
     pairs: dict[int, int] = {}  # opener index -> closer index
     ci = 0
-    i = 0
+    ncode = len(code)
+    resume = 0  # characters before it are inside a code span or escaped
     n = len(text)
-    while i < n:
-        if ci < len(code) and i >= code[ci][0]:
-            i = code[ci][1]
+    # (only brackets and backslashes matter: visited through a search, not
+    # one character at a time)
+    for m in _PAIR_CHARS.finditer(text):
+        i = m.start()
+        while ci < ncode and code[ci][0] <= i:  # a code span reached: skipped whole
+            if code[ci][1] > resume:
+                resume = code[ci][1]
             ci += 1
+        if i < resume:
             continue
         ch = text[i]
-        if ch == "\\" and i + 1 < n and text[i + 1] in _ASCII_PUNCT:
-            i += 2
+        if ch == "\\":
+            if i + 1 < n and text[i + 1] in _ASCII_PUNCT:
+                resume = i + 2  # an escaped character
             continue
         if ch in "([{":
             where[ch].append(len(stack))
@@ -314,7 +323,6 @@ def paired_spans(text: str, base: int = 0, code: list[tuple] | None = None) -> l
                 for positions in where.values():
                     while positions and positions[-1] >= k:
                         positions.pop()
-        i += 1
     linked: set[int] = set()
     for o, c in sorted(pairs.items()):
         if o in linked:
