@@ -133,7 +133,8 @@ class _TokenText:
         self._heads: dict[int, tuple[int, int, int, int]] = {}
         self._tails: dict[int, tuple[int, int, int]] = {}
         #: the previous version's windows and the first token that may differ
-        #: from its tokens (set by ``resync.token_text``; dropped once used)
+        #: from its tokens (set by ``resync.token_text``; its lists, not the
+        #: previous version, are kept)
         self.prior: tuple[dict, int] | None = None
         # counting spans from the whole-text tokens needs the stable-boundary
         # property of the pre-tokenizer, and the same text tiktoken encodes
