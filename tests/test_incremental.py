@@ -1027,6 +1027,45 @@ def test_fixed_window_and_overlap_share_what_their_common_ends_give(monkeypatch)
             assert kept_count(moved, sizer, c.start, end) == sizer.count(moved.text[c.start:end])
 
 
+def test_fixed_spans_between_stable_boundaries_are_counted_by_their_tokens(monkeypatch):
+    """A window or overlap that starts or ends at a stable boundary (a word
+    then a space: most token starts) where its token starts needs no text
+    encoded on that side: the whole text's tokens split there. After an
+    edit that moves every later window, about one text is encoded per
+    window (three without), and every window's and overlap's size is the sizer's count
+    of its text (multi-byte characters and mid-word token starts included)."""
+    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.chunkers.fixed import kept_count
+    from chunkseam.tokens import TokenSizer
+
+    files = corpus_files("markdown")
+    text = ("\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+            + "\n\nnaïve café — 😀 ✓ 漢字かな unbelievably" * 20)
+    config = Settings(chunker="fixed", size=64, overlap=8)
+    sizer = sizer_for(config)
+    doc = Document(text, path="/virtual/stable.md", version=1)
+    make_chunks(doc, config)
+    encoded = []
+    real = TokenSizer.count
+
+    def spy(self, piece):
+        encoded.append(piece)
+        return real(self, piece)
+
+    monkeypatch.setattr(TokenSizer, "count", spy)
+    moved = doc.with_edit(5, 5, "more words ", version=2)
+    chunks = make_chunks(moved, config)[1]
+    monkeypatch.setattr(TokenSizer, "count", real)
+    assert len(chunks) > 50
+    assert len(encoded) < 1.5 * len(chunks), (len(encoded), len(chunks))
+    for c in chunks:
+        assert c.tokens == sizer.count(moved.text[c.start:c.end])
+    for p, c in zip(chunks, chunks[1:]):
+        if c.start < p.end:
+            end = min(p.end, c.end)
+            assert kept_count(moved, sizer, c.start, end) == sizer.count(moved.text[c.start:end])
+
+
 @pytest.mark.parametrize("size,overlap", [(64, 8), (24, 5), (256, 32)])
 def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
     """The overlap sizes the ``fixed`` chunker keeps for the language server

@@ -306,7 +306,9 @@ class _TokenText:
         (``first_token``/``end_token``: tokens starting at or before ``a`` / at
         or after ``b``, where the search for those boundaries' tokens starts;
         ``first_byte``/``end_byte``: the bytes those tokens start at, when
-        known).
+        known). When both ends are stable boundaries at which those tokens
+        start (a window that starts and ends between a word and a space, the
+        commonest), the count is the number of tokens between them.
 
         What the start of a span gives (its first boundary, that boundary's
         token, the count of the text before it) is kept by start, and what
@@ -314,6 +316,18 @@ class _TokenText:
         start, the overlap and the window before it their end."""
         text = self.text
         count = self.count
+        # an end that is a stable boundary where the given token starts: the
+        # text's tokens split there (so a span between two such ends holds
+        # the tokens between them, and a text from or to one is counted by
+        # its tokens)
+        a_split = (self.fast and first_byte is not None and first_token is not None
+                   and (a == 0 or STABLE_BOUNDARY.match(text, a - 1, a + 1) is not None)
+                   and first_byte == self._byte(a))
+        b_split = (self.fast and end_byte is not None and end_token is not None
+                   and (b == len(text) or STABLE_BOUNDARY.match(text, b - 1, b + 1) is not None)
+                   and end_byte == self._byte(b))
+        if a_split and b_split:
+            return end_token - first_token
         if self.fast and b - a > 64:
             head = self._heads.get(a)
             if head is None or head[0] < b:
@@ -325,7 +339,7 @@ class _TokenText:
                 ih = count_h = -1
                 if h >= 0:
                     ih = self.token_at(self._byte(h), first_token, first_byte)
-                    count_h = count(text[a:h])
+                    count_h = ih - first_token if a_split and ih >= 0 else count(text[a:h])
                 head = self._heads[a] = (b, h, ih, count_h)
             _e, h, ih, count_h = head
             if 0 <= h < b:
@@ -342,7 +356,7 @@ class _TokenText:
                         it = self.token_before(self._byte(t), end_token, end_byte)
                     else:
                         it = self.token_at(self._byte(t), ih)
-                    tail = (t, it, count(text[t:b]) if it >= 0 else -1)
+                    tail = (t, it, (end_token - it if b_split else count(text[t:b])) if it >= 0 else -1)
                     if x == b - 64 and last is not None and last.start() >= x and ih >= 0:
                         # (found in the last 64 characters alone: the same for every span ending at b)
                         self._tails[b] = tail
