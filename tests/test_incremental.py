@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import itertools
 import random
 import weakref
 from pathlib import Path
@@ -1021,7 +1022,7 @@ def test_fixed_window_and_overlap_share_what_their_common_ends_give(monkeypatch)
     assert len(chunks) > 50
     assert len(counted) < 3 * len(chunks), (len(counted), len(chunks))
     assert chunk_tuples(chunks) == cold_chunks(moved, config)
-    for p, c in zip(chunks, chunks[1:]):
+    for p, c in itertools.pairwise(chunks):
         if c.start < p.end:
             end = min(p.end, c.end)
             assert kept_count(moved, sizer, c.start, end) == sizer.count(moved.text[c.start:end])
@@ -1060,7 +1061,7 @@ def test_fixed_spans_between_stable_boundaries_are_counted_by_their_tokens(monke
     assert len(encoded) < 1.5 * len(chunks), (len(encoded), len(chunks))
     for c in chunks:
         assert c.tokens == sizer.count(moved.text[c.start:c.end])
-    for p, c in zip(chunks, chunks[1:]):
+    for p, c in itertools.pairwise(chunks):
         if c.start < p.end:
             end = min(p.end, c.end)
             assert kept_count(moved, sizer, c.start, end) == sizer.count(moved.text[c.start:end])
