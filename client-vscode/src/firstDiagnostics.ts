@@ -27,8 +27,9 @@ const CHARS_PER_MS = 2500;
  * built by the server, converted here and laid out by the workbench
  * meanwhile, on the same cores. In proportion to the document's size
  * (`characters`): next to nothing for a small one, {@link SETTLE_MAX_MS} for
- * 1 MB. (In the VS Code e2e's 1 MB open the first squiggle came a median
- * 0.15 s after the diagnostics instead of 0.33 s, six runs each.)
+ * 1 MB. (In the VS Code e2e's 1 MB open, on a loaded 2-core machine, the
+ * first squiggle came 0.08-0.32 s after the diagnostics, median 0.155 s, in
+ * 14 runs; without the wait 0.09-0.69 s, median 0.21 s, in 13 runs.)
  */
 export function settleMs(characters: number): number {
   return Math.max(0, Math.min(SETTLE_MAX_MS, Math.floor(characters / CHARS_PER_MS)));
