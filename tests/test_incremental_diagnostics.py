@@ -330,6 +330,45 @@ def test_diagnostics_are_written_as_pygls_converter_writes_them():
     assert json.dumps(WIRE.unstructure(params)) == json.dumps(plain.unstructure(params))
 
 
+def test_json_templates_written_piece_by_piece_equal_json_dumps():
+    """A diagnostic's JSON template (its text around the version in its data)
+    is written piece by piece; with the version put back it is, byte for
+    byte, ``json.dumps`` of what the converter makes: on a real analysis and
+    on diagnostics with every field, non-ASCII text, the version's marker in
+    the message, numbers that are not ints and data that is not JSON."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[4:8])
+    store = store_for({"chunker": "fixed", "size": 48, "overlap": 8})
+    try:
+        store.open(URI, text, 3, "markdown")
+        compute(store, URI)
+        diags = list(store.results[URI].diagnostics)
+    finally:
+        store.shutdown()
+    assert len(diags) > 50
+    written = [diagnostics._written_template(d) for d in diags]
+    assert all(t is not None for t in written)  # the server's own: never the general way
+    r = types.Range(types.Position(0, 1), types.Position(2, 3))
+    data = {"code": "CS001", "version": 9, "data": {"word": [1, 2], "x": 1.5, "s": "é\u2028\"\\"}}
+    diags += [
+        types.Diagnostic(range=r, message="all 😀 \x00chunkseam-version\x00 ⏎", data=data,
+                         severity=types.DiagnosticSeverity.Hint, code=7,
+                         code_description=types.CodeDescription(href="https://x/é"), source="s",
+                         tags=[types.DiagnosticTag.Unnecessary], related_information=[]),
+        types.Diagnostic(range=r, message="bool", code="CS002", data={"version": None, "b": True}),
+        types.Diagnostic(range=r, message="no version", data={"code": "CS001"}),
+        types.Diagnostic(range=r, message="not JSON", data={"version": 1, "x": object()}),
+    ]
+    for d in diags:
+        template = diagnostics._template(d)
+        if template is None:
+            assert d.message in ("no version", "not JSON")
+            continue
+        version = json.dumps(d.data["version"])
+        assert template[0] + version + template[1] == json.dumps(diagnostics._wire_diagnostic(d))
+        assert diagnostics.diagnostic_json(d, template) == json.dumps(WIRE.unstructure(d))
+
+
 def test_positions_equal_the_documents_conversion():
     """Offsets to LSP positions, shared by the diagnostics of one build, equal
     Document.offset_to_position at every offset, in every encoding, with
