@@ -23,6 +23,12 @@ class Issue:
     the chunk concerned), ``other_chunk`` the one on the right; ``related`` the
     part of the unit on the other side of the cut. ``data`` carries what a
     quick fix needs (JSON-serialisable).
+
+    ``message`` may be given as a callable that writes it from the issue (a
+    cut's message, :class:`chunkseam.checks.base.CutMessage`, written from
+    the document's text the issue then holds as ``_text``): it is written
+    when first read (most issues of a large document are never shown), then
+    kept.
     """
 
     code: str
@@ -56,3 +62,28 @@ class Issue:
             "fix": self.fix,
             "data": self.data,
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled or copied issue holds its message written out, never
+        # what it would be written from (the document's text)
+        state = dict(self.__dict__)
+        state["_message"] = self.message
+        state.pop("_text", None)
+        return state
+
+
+def _get_message(self: Issue) -> str:
+    message = self._message
+    if type(message) is not str:
+        message = self._message = message(self)  # written once (two threads: the same text)
+    return message
+
+
+def _set_message(self: Issue, value: Any) -> None:
+    self._message = value
+
+
+# set after the dataclass is made: its __init__, __eq__, __repr__, asdict and
+# replace read and write ``message`` through the property
+Issue.message = property(_get_message, _set_message,  # type: ignore[assignment,method-assign]
+                         doc="The message (written on first read when given as a callable).")

@@ -119,7 +119,7 @@ from typing import Any, Iterable
 from . import budget
 from .cache import ByteLRU
 from .checks import registry
-from .checks.base import REACH, ChunkView, Context
+from .checks.base import REACH, ChunkView, Context, CutMessage
 from .checks.chunks import chunk_issues
 from .checks.code import CODE_ORDER, PYTHON_ORDER
 from .checks.cuts import (
@@ -341,7 +341,8 @@ def clear_caches() -> None:
 def _own_copy(issue: Issue) -> Issue | None:
     """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
     all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
-    :data:`_PLAIN_KEYS`), else None."""
+    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
+    as it is, without the document's text (see :class:`CutMessage`)."""
     data = issue.data
     if not isinstance(data, dict):
         return None
@@ -359,7 +360,7 @@ def _own_copy(issue: Issue) -> Issue | None:
         elif isinstance(v, list):
             v = list(v)
         own[k] = v
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+    return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
                  issue.chunk, issue.other_chunk, issue.cut,
                  None if (r := issue.related) is None else (r[0], r[1]), issue.related_message,
                  issue.fix, own, None if (u := issue.unit) is None else (u[0], u[1]))
@@ -369,8 +370,13 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _shifted(issue: Issue, delta: int) -> Issue:
-    """A copy of a cached cut issue moved by ``delta`` characters."""
+def _shifted(issue: Issue, delta: int, text: str, reach: tuple[int, int | None]) -> Issue:
+    """A copy of a cached cut issue moved by ``delta`` characters into
+    ``text``, where its cut's excerpts may reach as far as ``reach`` (see
+    :meth:`~chunkseam.checks.base.Context.reach`)."""
+    message = issue._message
+    if type(message) is CutMessage:
+        message = message.moved(delta, reach)
     data = {}
     for k, v in issue.data.items():
         if k in _OFFSET_KEYS:
@@ -379,12 +385,14 @@ def _shifted(issue: Issue, delta: int) -> Issue:
             v = list(v)
         data[k] = v
     related = issue.related
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start + delta,
-                 issue.end + delta, issue.chunk, issue.other_chunk,
-                 None if issue.cut is None else issue.cut + delta,
-                 None if related is None else (related[0] + delta, related[1] + delta),
-                 issue.related_message, issue.fix, data,
-                 None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
+    moved = Issue(issue.code, issue.name, issue.severity, message, issue.start + delta,
+                  issue.end + delta, issue.chunk, issue.other_chunk,
+                  None if issue.cut is None else issue.cut + delta,
+                  None if related is None else (related[0] + delta, related[1] + delta),
+                  issue.related_message, issue.fix, data,
+                  None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
+    moved._text = text
+    return moved
 
 
 class _CutJudge:
@@ -418,6 +426,7 @@ class _CutJudge:
         computing the key, per edit only the cuts from the edit on are looked
         up. The run is kept on the document for the next version."""
         ctx = self.ctx
+        text = ctx.text
         key = ("validate-cuts", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused = 0
@@ -445,7 +454,7 @@ class _CutJudge:
                 kept = old_found[reused]
                 found_all.append(kept)
                 if kept is not None:
-                    out.append(_copy(kept))
+                    out.append(_copy(kept, text))
                 reused += 1
         for k, cut in enumerate(cuts[reused:]):
             if not k % budget.STRIDE:
@@ -536,27 +545,36 @@ class _CutJudge:
             if hit is _NO_ISSUE:
                 return None, None
             base, issue = hit
-            return _shifted(issue, lo - base), _shifted(issue, lo - base)
+            found = _shifted(issue, lo - base, ctx.text, ctx.reach(cut))
+            return found, _copy(found, None)
         found = _judge(ctx, self.order, cut, True, self.plain)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
             return None, None
         own = _own_copy(found)
         if own is None:
-            return found, _copy(found)
-        _CUT_CACHE.put(key, (lo, own), 900 + len(found.message) + len(found.data) * 120)
+            return found, _copy(found, None)
+        message = found._message
+        size = len(message) if type(message) is str else 100 + len(message[-1])
+        _CUT_CACHE.put(key, (lo, own), 900 + size + len(found.data) * 120)
         return found, own
 
 
-def _copy(issue: Issue) -> Issue:
+def _copy(issue: Issue, text: str | None = None) -> Issue:
     """A copy of ``issue`` that shares nothing changeable with it (its data's
-    lists copied, as :func:`_shifted` copies them)."""
+    lists copied, as :func:`_shifted` copies them). A message still to be
+    written (:class:`~chunkseam.checks.base.CutMessage`) is shared, to be
+    written from ``text`` (a version whose text is the same there); without
+    ``text`` (what a run keeps for the next version) it is kept unwritten."""
     data = issue.data
     if isinstance(data, dict):
         data = {k: (list(v) if isinstance(v, list) else v) for k, v in data.items()}
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+    copy = Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
                  issue.chunk, issue.other_chunk, issue.cut, issue.related, issue.related_message,
                  issue.fix, data, issue.unit)
+    if text is not None:
+        copy._text = text
+    return copy
 
 
 def _view_key(view: ChunkView) -> tuple:
