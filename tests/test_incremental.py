@@ -514,7 +514,8 @@ def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
     assert len(first.issues) > 50
     unwritten = [i for i in first.issues if type(i._message) is not str]
     assert len(unwritten) > len(first.issues) // 2  # nothing read them yet
-    assert unwritten[0].message == unwritten[0].message and type(unwritten[0]._message) is str
+    assert unwritten[0]._written is None and unwritten[0].message == unwritten[0]._written
+    assert all(i._written is None for i in unwritten[1:])
     watch = weakref.ref(text)
     rng = random.Random(3)
     for version in (2, 3, 4):
@@ -524,7 +525,7 @@ def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
     del text, first, unwritten
     gc.collect()
     assert watch() is None  # version 1's text: nothing kept it
-    pending = [i for i in got.issues if type(i._message) is not str]
+    pending = [i for i in got.issues if type(i._message) is not str and i._written is None]
     assert len(pending) > len(got.issues) // 2
     assert len(pickle.dumps(pending[0])) < 2000 and pickle.loads(pickle.dumps(pending[0])) == pending[0]
     with fresh_caches():

@@ -69,18 +69,34 @@ class Issue:
         state = dict(self.__dict__)
         state["_message"] = self.message
         state.pop("_text", None)
+        state.pop("_written", None)
         return state
+
+    def same_message(self, other: "Issue") -> bool:
+        """``self.message == other.message``, without writing either when
+        both are to be written from one and the same description: issues
+        share one only within a version and, for a cut judged the same, with
+        the next version whose text around it is the same (see
+        :mod:`chunkseam.validate`), so their messages are equal."""
+        a = self._message
+        if a is other._message and type(a) is not str:
+            return True
+        return self.message == other.message
 
 
 def _get_message(self: Issue) -> str:
     message = self._message
-    if type(message) is not str:
-        message = self._message = message(self)  # written once (two threads: the same text)
-    return message
+    if type(message) is str:
+        return message
+    written = self._written
+    if written is None:  # written once (two threads: the same text)
+        written = self._written = message(self)
+    return written
 
 
 def _set_message(self: Issue, value: Any) -> None:
     self._message = value
+    self._written = None
 
 
 # set after the dataclass is made: its __init__, __eq__, __repr__, asdict and

@@ -349,11 +349,13 @@ def _own_copy(issue: Issue) -> Issue | None:
     own = {}
     for k, v in data.items():
         if k in _OFFSET_KEYS:
-            if isinstance(v, list):
-                if not all(_is_int(x) for x in v):
-                    return None
-                v = list(v)
-            elif not _is_int(v):
+            t = type(v)
+            if t is list:
+                for x in v:
+                    if type(x) is not int:  # (not a bool, nor another int type)
+                        return None
+                v = v.copy()
+            elif t is not int:
                 return None
         elif k not in _PLAIN_KEYS:
             return None

@@ -592,7 +592,7 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
         d = None
         if previous and _below(issue, bound):
             hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
-            if hit is not None and hit[0] == issue:
+            if hit is not None and _same_issue(hit[0], issue):
                 d = _renewed(hit[1], version)
                 templates[k] = hit[2]
         if d is None and shifted is not None:
@@ -713,6 +713,23 @@ def _moved(issue: Any, shifted: Any, version: Any) -> types.Diagnostic | None:
                             code_description=d.code_description, source=d.source, tags=d.tags,
                             related_information=d.related_information,
                             data=_data(issue, unit, version))
+
+
+def _same_issue(old: Any, issue: Any) -> bool:
+    """``old == issue`` for two issues, their messages compared without
+    writing them when they share what they are written from
+    (:meth:`chunkseam.issue.Issue.same_message`)."""
+    if type(old) is not type(issue):
+        return False
+    same = getattr(old, "same_message", None)
+    if same is None:
+        return bool(old == issue)
+    return (old.start == issue.start and old.end == issue.end and old.code == issue.code
+            and old.cut == issue.cut and old.severity == issue.severity
+            and old.chunk == issue.chunk and old.other_chunk == issue.other_chunk
+            and old.related == issue.related and old.unit == issue.unit
+            and old.related_message == issue.related_message and old.name == issue.name
+            and old.fix == issue.fix and old.data == issue.data and same(issue))
 
 
 def _below(issue: Any, bound: int) -> bool:
