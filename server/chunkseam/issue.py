@@ -72,7 +72,7 @@ class Issue:
         state.pop("_written", None)
         return state
 
-    def same_message(self, other: "Issue") -> bool:
+    def same_message(self, other: Issue) -> bool:
         """``self.message == other.message``, without writing either when
         both are to be written from one and the same description: issues
         share one only within a version and, for a cut judged the same, with
