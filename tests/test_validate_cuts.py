@@ -47,6 +47,10 @@ def cut_codes(marked_text: str, settings: Settings = S, **kw) -> list[str]:
     "| a | b |\n|---|---|\n| 1 | 2 |\n✂\nAfter the table.",
     "---\ntitle: x\n---\n✂\n# T\n\nBody.",
     "- one\n- a hard break after the last item.✂  \n\nAfter the list.",
+    # a hard line break: the writer ended the line (entries of a list of papers, an address)
+    "[Feb'24] [Writing Wikipedia-like Articles](https://arxiv.org/abs/1)✂   \n[Jan'24] [In-Context Learning](https://arxiv.org/abs/2)",
+    "[Feb'24] [Writing Wikipedia-like Articles](https://arxiv.org/abs/1)   \n✂[Jan'24] [In-Context Learning](https://arxiv.org/abs/2)",
+    "Jane Doe, 1 Main Street\\\n✂Springfield, the capital",
 ])
 def test_clean_cuts_report_nothing(text):
     assert cut_codes(text) == []
@@ -60,6 +64,8 @@ def test_clean_cuts_report_nothing(text):
     ("Set the timeout to ✂30 seconds and go.", "CS002"),
     ("Set the timeout to✂ 30 seconds and go.", "CS002"),
     ("The line\n✂wraps inside one sentence here.", "CS002"),
+    ("The line ends with one space ✂\nand wraps inside one sentence here.", "CS002"),
+    ("The line ends in a hard break  \nand ✂wraps inside one sentence here.", "CS002"),
     ("```py\nx = 1\n✂y = 2\n```\n", "CS003"),
     ("Intro.\n\n    code line one\n✂    code line two\n", "CS003"),
     ("| a | b |\n|---|---|\n| 1 | 2 |\n✂| 3 | 4 |\n", "CS004"),

@@ -618,10 +618,27 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     a, b = sent
     if not has_prose(ctx.text, a, c) or not has_prose(ctx.text, c, b):
         return None  # badges, avatars, <br>: markup on one side of the cut is not a sentence
+    if _at_hard_break(ctx.text, c) and not _is_rst(ctx):
+        return None  # lines the writer broke on purpose (a list of entries, an address)
     return _finish(ctx, "CS002", cut, "mid-sentence", a, b,
                    hint="cut at a sentence or paragraph boundary",
                    **{"fix": "paragraph-break", "offset": a, "sentence": [a, b], "sentence_start": a,
                       "paragraph": [leaf.start, leaf.end]})
+
+
+def _at_hard_break(text: str, c: int) -> bool:
+    """Whether cut ``c`` is at a Markdown hard line break: in the spaces that
+    end a line closing with two or more of them (or a backslash), or at the
+    start of the line after one. The line before it ends where its writer
+    ended it (``<br>``), as a list's entries do."""
+    eol = text.find("\n", c)
+    if eol >= 0 and not text[c:eol].strip(" \t\r"):
+        line = text[text.rfind("\n", 0, c) + 1 : eol].rstrip("\r")
+    elif c > 0 and text[c - 1] == "\n":
+        line = text[text.rfind("\n", 0, c - 1) + 1 : c - 1].rstrip("\r")
+    else:
+        return False
+    return bool(line.strip()) and (line.endswith("  ") or line.endswith("\\"))
 
 
 # -- CS007 orphan-heading ---------------------------------------------------------------------------------
