@@ -511,23 +511,6 @@ class _CutJudge:
         ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
         return [_copy(i) for i in reused] + fresh
 
-    def _start(self, position: int | None, lo: int, hi: int) -> int | None:
-        if position is None:
-            return None
-        view = self.ctx.by_position.get(position)
-        if view is None:
-            return None
-        return min(max(view.start - lo, -1), hi - lo + 1)
-
-    def _end(self, position: int | None, lo: int, hi: int) -> int | None:
-        """A chunk's end relative to the neighbourhood, as far as an excerpt
-        may reach for words (past the neighbourhood, never further than
-        :data:`~chunkseam.checks.base.REACH` from the cut)."""
-        if position is None:
-            return None
-        view = self.ctx.by_position.get(position)
-        return None if view is None else min(view.end - lo, hi - lo + REACH + 1)
-
     def judge(self, cut: Any) -> Issue | None:
         return self._judge_own(cut)[0]
 
@@ -537,11 +520,21 @@ class _CutJudge:
         cache's own copy when it has just been put there (neither the cache
         nor a kept run ever changes an issue; both hand out copies)."""
         ctx = self.ctx
-        last = cut.alt if cut.alt is not None else cut.offset
-        seg_key, lo, hi = self.st.neighbourhood(cut.offset, last)
-        key = (self.rules, seg_key, cut.offset - lo, None if cut.alt is None else cut.alt - lo,
-               cut.left, cut.right, cut.side, self._start(cut.left, lo, hi),
-               self._start(cut.right, lo, hi), self._end(cut.right, lo, hi))
+        offset, alt, left, right = cut.offset, cut.alt, cut.left, cut.right
+        seg_key, lo, hi = self.st.neighbourhood(offset, offset if alt is None else alt)
+        by_position = ctx.by_position
+        before = by_position.get(left) if left is not None else None
+        after = by_position.get(right) if right is not None else None
+        # the chunks' starts relative to the neighbourhood (-1: before it, past
+        # it: one past its end), and the end of the one after the cut as far
+        # as an excerpt may reach for words (past the neighbourhood, never
+        # further than REACH from the cut)
+        span = hi - lo
+        key = (self.rules, seg_key, offset - lo, None if alt is None else alt - lo,
+               left, right, cut.side,
+               None if before is None else min(max(before.start - lo, -1), span + 1),
+               None if after is None else min(max(after.start - lo, -1), span + 1),
+               None if after is None else min(after.end - lo, span + REACH + 1))
         hit = _CUT_CACHE.get(key, _MISSING)
         if hit is not _MISSING:
             if hit is _NO_ISSUE:

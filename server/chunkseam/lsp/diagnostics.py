@@ -530,7 +530,7 @@ def diagnostic_json(d: types.Diagnostic, template: tuple[str, str] | None) -> st
     """The JSON of ``d``: from its template (with the version in its data)
     when there is one, else written out."""
     if template is not None and isinstance(d.data, dict):
-        return template[0] + json.dumps(d.data.get("version")) + template[1]
+        return template[0] + _json(d.data.get("version")) + template[1]
     return json.dumps(_wire_diagnostic(d))
 
 
