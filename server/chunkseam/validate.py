@@ -362,10 +362,12 @@ def _own_copy(issue: Issue) -> Issue | None:
         elif isinstance(v, list):
             v = list(v)
         own[k] = v
+    related, unit = issue.related, issue.unit
     return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
                  issue.chunk, issue.other_chunk, issue.cut,
-                 None if (r := issue.related) is None else (r[0], r[1]), issue.related_message,
-                 issue.fix, own, None if (u := issue.unit) is None else (u[0], u[1]))
+                 related if related is None or type(related) is tuple else (related[0], related[1]),
+                 issue.related_message, issue.fix, own,
+                 unit if unit is None or type(unit) is tuple else (unit[0], unit[1]))
 
 
 def _is_int(v: Any) -> bool:
@@ -442,8 +444,12 @@ class _CutJudge:
             n = min(len(cuts), len(old_cuts))
             while reused < n:
                 cut = cuts[reused]
-                last = cut.alt if cut.alt is not None else cut.offset
-                if last >= bound or cut != old_cuts[reused]:
+                alt = cut.alt
+                if (alt if alt is not None else cut.offset) >= bound:
+                    break
+                old = old_cuts[reused]  # (cut == old, field by field: no tuples made)
+                if (cut.offset != old.offset or alt != old.alt or cut.left != old.left
+                        or cut.right != old.right or cut.side != old.side):
                     break
                 p = cut.left
                 if p is not None and ((view := by_position.get(p)) is None
