@@ -659,12 +659,8 @@ class Context:
 
     def cut_message_later(self, cut: Cut, what: str, lo: int, hi: int) -> CutMessage:
         """:meth:`cut_message` still to be written (see :class:`CutMessage`)."""
-        by_position = self.by_position
-        left = by_position.get(cut.left) if cut.left is not None else None
-        right = by_position.get(cut.right) if cut.right is not None else None
-        return CutMessage((cut.offset, lo, hi, left.start if left is not None else 0,
-                           right.end if right is not None else None, cut.side, cut.left,
-                           cut.right, what))
+        floor, ceiling = self.reach(cut)
+        return CutMessage((cut.offset, lo, hi, floor, ceiling, cut.side, cut.left, cut.right, what))
 
     def reach(self, cut: Cut) -> tuple[int, int | None]:
         """How far a cut's excerpts may reach for words: the start of the
