@@ -329,6 +329,8 @@ _RANK = {
     types.DiagnosticSeverity.Hint: 3,
 }
 _SEVERITY_NAMES = ("errors", "warnings", "infos", "hints")
+#: an issue's severity name -> its diagnostic's rank (``_RANK[severity(name)]``)
+_RANK_OF_NAME = {name: _RANK[value] for name, value in _SEVERITY.items()}
 
 
 def _rank(d: types.Diagnostic) -> int:
@@ -582,7 +584,9 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     issues = [i for i in result.analysis.issues if i.severity != "off"]
     lazy = limit <= 0 < published < len(issues)
     if lazy:
-        chosen, counts = _selection([_RANK[severity(i.severity)] for i in issues], published)
+        ranks = _RANK_OF_NAME
+        chosen, counts = _selection([ranks.get(i.severity) if i.severity in ranks
+                                     else _RANK[severity(i.severity)] for i in issues], published)
     else:
         chosen = range(len(issues))
     out: list[Any] = [None] * len(issues)  # None: not made (not published)
