@@ -533,6 +533,43 @@ def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
     assert [dataclasses.asdict(i) for i in got.issues] == [dataclasses.asdict(i) for i in want.issues]
 
 
+def test_a_cut_judged_the_same_is_not_written_again(monkeypatch):
+    """A message once written is shared by the same judgement elsewhere: the
+    next version's cuts reused before an edit and those the cache finds
+    after it (an edit that keeps the length keeps the windows) are not
+    written again when read; only the cuts judged afresh are."""
+    from chunkseam.checks.base import CutMessage
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    config = Settings(chunker="fixed", unit="chars", size=200, overlap=0)
+    doc = Document(text, path="/virtual/shared.md", version=1)
+    first = analyze(doc, config)
+    assert len(first.issues) > 50
+    for i in first.issues:
+        i.message  # (as a publication reads them)
+    at = text.index(" ", len(text) // 2)
+    new = doc.with_edit(at, at + 1, "_", version=2)  # same length: every window stays put
+    judged = []
+    real_judge = validate_mod._judge
+    monkeypatch.setattr(validate_mod, "_judge",
+                        lambda *args: judged.append(args[2].offset) or real_judge(*args))
+    second = analyze(new, config)
+    monkeypatch.undo()
+    writes = []
+    real_write = CutMessage.write
+    monkeypatch.setattr(CutMessage, "write", lambda self, t: writes.append(self[0]) or real_write(self, t))
+    messages = [i.message for i in second.issues]
+    monkeypatch.undo()
+    cut_issues = [i for i in second.issues if isinstance(i._message, CutMessage)]
+    # only the cuts judged afresh (those near the edit) are written
+    assert len(cut_issues) > 50 and len(judged) < len(cut_issues) // 3
+    assert writes and set(writes) <= set(judged), (writes, judged)
+    with fresh_caches():
+        want = analyze(Document(new.text, path="/virtual/shared.md"), config)
+    assert messages == [i.message for i in want.issues]
+
+
 def test_quick_fix_text_follows_the_documents_line_breaks():
     """The split-fence and repeat-header fixes insert the document's line
     break (its first one), which an edit far away can change."""

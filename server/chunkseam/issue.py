@@ -74,13 +74,18 @@ class Issue:
 
     def same_message(self, other: Issue) -> bool:
         """``self.message == other.message``, without writing either when
-        both are to be written from one and the same description: issues
-        share one only within a version and, for a cut judged the same, with
-        the next version whose text around it is the same (see
-        :mod:`chunkseam.validate`), so their messages are equal."""
-        a = self._message
-        if a is other._message and type(a) is not str:
+        both are to be written from one and the same judgement (a
+        :class:`~chunkseam.checks.base.CutMessage` or one moved from it): a
+        version shares it with the next for a cut judged the same where the
+        text is the same, and the cut cache with the same neighbourhood
+        elsewhere (see :mod:`chunkseam.validate`), so their messages are
+        equal."""
+        a, b = self._message, other._message
+        if a is b and type(a) is not str:
             return True
+        same = getattr(a, "same", None) if type(a) is not str else None
+        if same is not None and same(b):
+            return True  # (one judgement: one message, written once for both)
         return self.message == other.message
 
 

@@ -556,7 +556,7 @@ class _CutJudge:
         if own is None:
             return found, _copy(found, None)
         message = found._message
-        size = len(message) if type(message) is str else 100 + len(message[-1])
+        size = len(message) if type(message) is str else 300 + len(message[8])
         _CUT_CACHE.put(key, (lo, own), 900 + size + len(found.data) * 120)
         return found, own
 

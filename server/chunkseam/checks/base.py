@@ -660,7 +660,8 @@ class Context:
     def cut_message_later(self, cut: Cut, what: str, lo: int, hi: int) -> CutMessage:
         """:meth:`cut_message` still to be written (see :class:`CutMessage`)."""
         floor, ceiling = self.reach(cut)
-        return CutMessage((cut.offset, lo, hi, floor, ceiling, cut.side, cut.left, cut.right, what))
+        return CutMessage((cut.offset, lo, hi, floor, ceiling, cut.side, cut.left, cut.right, what,
+                           [None]))
 
     def reach(self, cut: Cut) -> tuple[int, int | None]:
         """How far a cut's excerpts may reach for words: the start of the
@@ -684,23 +685,34 @@ class CutMessage(tuple):
     first read: what it is written from besides the document's text, which
     the issue holds (``Issue._text``; a large document's issues are mostly
     never shown). A tuple: ``(cut, lo, hi, floor, ceiling, side, left,
-    right, what)`` — the cut's offset, the excerpt bounds, how far an excerpt
-    may reach for words (the start of the chunk before the cut, the end of
-    the one after it: :meth:`Context.reach`), the cut's side, the chunk
-    numbers either side and what the cut breaks. It holds no text: a cache
-    keeps it as it is, and a later version whose text is the same there
-    writes the same message from it."""
+    right, what, written)`` — the cut's offset, the excerpt bounds, how far
+    an excerpt may reach for words (the start of the chunk before the cut,
+    the end of the one after it: :meth:`Context.reach`), the cut's side, the
+    chunk numbers either side, what the cut breaks, and a one-item list that
+    holds the message once written. It holds no text: a cache keeps it as it
+    is; the same judgement elsewhere (a later version whose text is the same
+    there, the same neighbourhood moved, see :mod:`chunkseam.validate`)
+    shares the written message (:meth:`moved`)."""
 
     __slots__ = ()
 
     def __call__(self, issue: Any) -> str:
-        text = getattr(issue, "_text", None)
-        if text is None:
-            raise ValueError("a cut issue's message is written from the text its issue holds")
-        return self.write(text)
+        box = self[9]
+        written = box[0]
+        if written is None:
+            text = getattr(issue, "_text", None)
+            if text is None:
+                raise ValueError("a cut issue's message is written from the text its issue holds")
+            written = box[0] = self.write(text)  # (two threads: the same text)
+        return written
+
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is this judgement's message (this one, or moved
+        from it or it from the same one: their messages are equal)."""
+        return other is self or (type(other) is CutMessage and other[9] is self[9])
 
     def write(self, text: str) -> str:
-        cut, lo, hi, floor, ceiling, side, left_chunk, right_chunk, what = self
+        cut, lo, hi, floor, ceiling, side, left_chunk, right_chunk, what, _box = self
         left = snippet_before(text, cut, lo, 32, floor)
         right = snippet_after(text, cut, len(text) if hi is None else hi, 32, ceiling)
         if side == "start":
@@ -710,11 +722,12 @@ class CutMessage(tuple):
         return f'chunk {left_chunk + 1} ends {what}: "{left}" | "{right}" is {where}'
 
     def moved(self, delta: int, reach: tuple[int, int | None]) -> CutMessage:
-        """This message ``delta`` characters further on, where the excerpts
-        may reach as far as ``reach``."""
-        cut, lo, hi, _floor, _ceiling, side, left, right, what = self
+        """This judgement's message ``delta`` characters further on, where the
+        excerpts may reach as far as ``reach``: the same message (once
+        written, for both)."""
+        cut, lo, hi, _floor, _ceiling, side, left, right, what, box = self
         return CutMessage((cut + delta, lo + delta, None if hi is None else hi + delta, reach[0],
-                           reach[1], side, left, right, what))
+                           reach[1], side, left, right, what, box))
 
 
 _SPACE = re.compile(r"\s")
