@@ -29,6 +29,7 @@ export default tseslint.config(
         document: "readonly",
         window: "readonly",
         getComputedStyle: "readonly",
+        MutationObserver: "readonly",
       },
     },
   },

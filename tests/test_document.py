@@ -334,3 +334,21 @@ def test_load_missing_path_like_string_raises(tmp_path):
         _load(str(tmp_path / "missing.md"))
     # a one-line text that is not a file name stays a text
     assert _load("Just one sentence.").text == "Just one sentence."
+
+
+def test_a_document_of_the_same_text_follows_another():
+    """``follows``: a document of the same text counts as made from the other
+    by an empty edit (its lineage, its line index carried over); other text,
+    or a document that already has a lineage, is left alone."""
+    first = Document("# Title\n\nOne line.\r\nTwo lines.\n")
+    assert first.line_starts == [0, 8, 9, 20, 31]
+    same = Document(first.text[:5] + first.text[5:])
+    same.follows(first)
+    assert [(d, a, b, n) for d, a, b, n in same.lineage()] == [(first, len(first.text), len(first.text), 0)]
+    assert same._line_starts == first.line_starts
+    other = Document(first.text + "x")
+    other.follows(first)
+    assert other.lineage() == [] and other._line_starts is None
+    edited = first.with_edit(0, 0, "")
+    edited.follows(same)
+    assert [d for d, *_ in edited.lineage()] == [first]

@@ -58,3 +58,44 @@ async def test_the_replaced_analysis_is_freed_after_the_new_diagnostics_are_publ
         assert previous[-1]() is None, "the previous analysis is freed once the new one is published"
     finally:
         store.shutdown()
+
+
+def test_the_open_carries_the_head_starts_diagnostics_over(tmp_path):
+    """A file analysed from disk ahead of its opening (chunkseam/willOpen)
+    has its diagnostics built then; the open of the same text renews them
+    for its version (their ranges and related information are the head
+    start's objects) instead of building them again, and they are what a
+    cold open builds."""
+    text = "\n".join([(FIXTURES / "database.md").read_text()] * 30)
+    path = tmp_path / "ahead.md"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    store = DocumentStore(workers=1)
+    store.build_diagnostics = lambda r, enc: diagnostics.build(r, enc, published=40, json_templates=False)
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": {"chunker": "fixed", "unit": "chars", "size": 200}})
+    conv = diagnostics.converter()
+    try:
+        ahead = store._prefetch_compute(uri, str(path), store.generation, store.editor, store.encoding)
+        assert ahead is not None and len(ahead.diagnostics) == 40, "the head start built the diagnostics"
+        od = store.open(uri, text, 3, "markdown")
+        opened = store._compute((uri, 3, store.generation, od.doc, "markdown", store.editor, store.encoding,
+                                 od.serial), ahead=ahead)
+        assert opened.analysis is ahead.analysis
+        carried = {id(d.range) for d in ahead.diagnostics}
+        assert sum(id(d.range) in carried for d in opened.diagnostics) >= 35
+        cold = DocumentStore(workers=1)
+        cold.build_diagnostics = store.build_diagnostics
+        cold.editor = store.editor
+        try:
+            cod = cold.open(uri, text, 3, "markdown")
+            expected = cold._compute((uri, 3, cold.generation, cod.doc, "markdown", cold.editor, cold.encoding,
+                                      cod.serial))
+        finally:
+            cold.shutdown()
+        assert [conv.unstructure(d) for d in opened.diagnostics] == [conv.unstructure(d) for d in expected.diagnostics]
+        assert {d.data["version"] for d in opened.diagnostics if "version" in d.data} == {3}
+        assert [conv.unstructure(d) for d in opened.diagnostics.everything()] == [
+            conv.unstructure(d) for d in expected.diagnostics.everything()]
+    finally:
+        store.shutdown()

@@ -808,7 +808,7 @@ try {
   // the notebook is as it was on disk (undone): it closes without asking
   await waitFor("the notebook not dirty", async () => (await page.locator(".tabs-container .tab.dirty", { hasText: "retrieval.ipynb" }).count()) === 0, 10_000);
   await closeTab("retrieval.ipynb");
-  await page.locator(".tabs-container .tab.active", { hasText: "guide.md" }).waitFor({ timeout: WAIT });
+  await page.locator(".tabs-container .tab.active", { hasText: "guide.md" }).first().waitFor({ timeout: WAIT }); // (a chunk view of guide.md may be active beside it)
 
   // -- bad input: the server is restarted when its settings change ------------------------------
   // Workspace settings (.vscode/settings.json) override the user's; the
@@ -1002,7 +1002,8 @@ try {
 
   // -- a 1 MB document: time to the first diagnostics, the cap, no flicker ----------------------
   // 400-character windows: 2,500 chunks, 2,458 issues (the cap: 1,000 diagnostics)
-  setSettings({ "chunkseam.chunker": "fixed", "chunkseam.size": 400, "chunkseam.unit": "chars" });
+  // (the server's debug log: its side of the open, in the timeline below)
+  setSettings({ "chunkseam.chunker": "fixed", "chunkseam.size": 400, "chunkseam.unit": "chars", "chunkseam.logLevel": "debug" });
   const big = path.join(workspace, "big.md");
   {
     const guide = fs.readFileSync(path.join(here, "fixture", "guide.md"), "utf8");
@@ -1058,7 +1059,17 @@ try {
         continue;
       }
       let m;
-      if (/Sending notification 'textDocument\/didOpen'/.test(line) && !events.some((e) => e.startsWith("didOpen"))) {
+      // the server's side (its debug log, stamped when it reaches the extension host)
+      const server = [
+        [/big\.md is about to open/, "head start began"],
+        [/big\.md from disk ahead of its opening/, "head start done"],
+        [/didOpen of \S*big\.md/, "didOpen read"],
+        [/reused the analysis of \S*big\.md/, "taken over"],
+        [/analysed \S*big\.md v\d+ in/, "analysed"],
+      ].find(([re]) => re.test(line) && !/\[Trace/.test(line));
+      if (server && when <= squiggle) {
+        events.push(`(server: ${server[1]} ${when.toFixed(2)})`);
+      } else if (/Sending notification 'textDocument\/didOpen'/.test(line) && !events.some((e) => e.startsWith("didOpen"))) {
         events.push(`didOpen sent ${when.toFixed(2)}`);
       } else if ((m = /Sending request 'textDocument\/diagnostic - \((\d+)\)'/.exec(line)) && diagnosticId === undefined) {
         diagnosticId = m[1];
@@ -1096,18 +1107,39 @@ try {
     await page.waitForTimeout(300);
     const logFile = clientLog();
     const logFrom = logFile ? fs.statSync(logFile).size : 0;
+    // The first squiggle's time is taken in the page, when the workbench puts
+    // it into the DOM (not when a poll from here next looks): a squiggle in
+    // the editor that shows big.md's first lines (guide.md's squiggles are
+    // still there for a moment after Enter).
+    await page.evaluate(() => {
+      window.__firstSquiggle = undefined;
+      const seen = new MutationObserver(() => {
+        for (const editor of document.querySelectorAll(".monaco-editor")) {
+          if (editor.querySelector(".squiggly-warning, .squiggly-error") &&
+              /Part\s1\b/.test(editor.querySelector(".view-lines")?.textContent ?? "")) {
+            window.__firstSquiggle = Date.now();
+            seen.disconnect();
+            return;
+          }
+        }
+      });
+      seen.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
+    });
     const t = Date.now();
     await page.keyboard.press("Enter");
     await page.locator(".tabs-container .tab.active", { hasText: "big.md" }).waitFor({ timeout: WAIT });
     const opened = (Date.now() - t) / 1000;
     await waitFor("squiggles in big.md", async () => (await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count()) > 0, 120_000, 50);
-    const first = (Date.now() - t) / 1000;
+    const polled = (Date.now() - t) / 1000;
+    const stamped = await page.evaluate(() => window.__firstSquiggle);
+    assert(typeof stamped === "number", "the squiggles came without a DOM mutation seen");
+    const first = (stamped - t) / 1000;
     await waitFor("the status bar for big.md", statusText, 120_000, 100);
     const status = (Date.now() - t) / 1000;
     const after = lintBig().seconds;
     const cli = cliSeconds ? (cliSeconds + after) / 2 : after;
     const ratio = ` = ${(first / cli).toFixed(2)}× the command line's ${cli.toFixed(2)} s (${cliSeconds ? cliSeconds.toFixed(2) : "?"} s before, ${after.toFixed(2)} s after)`;
-    console.log(`e2e figures: 1 MB document: editor open ${opened.toFixed(2)} s, first squiggle ${first.toFixed(2)} s${ratio}, status bar ${status.toFixed(2)} s`);
+    console.log(`e2e figures: 1 MB document: editor open ${opened.toFixed(2)} s, first squiggle ${first.toFixed(2)} s${ratio} (seen by polling at ${polled.toFixed(2)} s), status bar ${status.toFixed(2)} s`);
     // what the client asked of the server meanwhile (the log is flushed a little later)
     await page.waitForTimeout(1500);
     let traffic = "no client log";
@@ -1115,6 +1147,7 @@ try {
     assert(logFile && fs.existsSync(logFile), "no language client trace to count the requests in");
     if (logFile && fs.existsSync(logFile)) {
       const text = fs.readFileSync(logFile, "utf8").slice(logFrom);
+      fs.writeFileSync(path.join(artifacts, "big-open.log"), text);
       for (const m of text.matchAll(/Sending (request|notification) '([^' ]+)/g)) {
         counts[m[2]] = (counts[m[2]] ?? 0) + 1;
       }

@@ -29,7 +29,7 @@ import {
   pythonExtensionInterpreter,
   safeWorkingDirectory,
 } from "./python";
-import { FirstDiagnosticsGate } from "./firstDiagnostics";
+import { FirstDiagnosticsGate, settleMs } from "./firstDiagnostics";
 import { WILL_OPEN_NOTIFICATION } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
@@ -294,8 +294,13 @@ export class ServerManager implements vscode.Disposable {
             this.hooks.onDiagnostics?.(uri);
           }
           // the client hands the report to VS Code when this returns; what
-          // waited goes after that
-          setTimeout(() => gate.delivered(uri.toString()), 0);
+          // waited goes once the workbench has had time to draw it
+          const key = uri.toString();
+          const size =
+            gate.holds(key) && !(document instanceof vscode.Uri) && document.lineCount > 0
+              ? document.offsetAt(document.lineAt(document.lineCount - 1).range.end)
+              : 0;
+          setTimeout(() => gate.delivered(key), settleMs(size));
           return report;
         },
         handleDiagnostics: (uri, diagnostics, next) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { FirstDiagnosticsGate } from "../src/firstDiagnostics";
+import { FirstDiagnosticsGate, SETTLE_MAX_MS, settleMs } from "../src/firstDiagnostics";
 
 /** Timers run by hand. */
 function manualTimers() {
@@ -68,5 +68,18 @@ describe("FirstDiagnosticsGate (lenses, symbols and chunks after a new document'
     const both = Promise.all([gate.ready("file:///a.md"), gate.ready("file:///b.md")]);
     gate.dispose();
     assert.equal(await settled(both), true);
+  });
+});
+
+describe("settleMs (how long the held requests wait once the first diagnostics are drawn)", () => {
+  it("is next to nothing for a small document and grows with the size", () => {
+    assert.equal(settleMs(0), 0);
+    assert.ok(settleMs(5_000) <= 2);
+    assert.ok(settleMs(100_000) < settleMs(500_000));
+  });
+  it("is at most SETTLE_MAX_MS, reached at 1 MB", () => {
+    assert.equal(settleMs(1_000_000), SETTLE_MAX_MS);
+    assert.equal(settleMs(50_000_000), SETTLE_MAX_MS);
+    assert.ok(SETTLE_MAX_MS <= 500);
   });
 });

@@ -237,6 +237,18 @@ class Document:
             doc = self.with_edit(0, 0, "", version=version)
         return doc
 
+    def follows(self, other: "Document") -> None:
+        """Count this document, whose text is ``other``'s, as made from it by
+        an empty edit at the end of the text (see :meth:`lineage`): what is
+        derived from ``other`` (its line index, an editor's diagnostics) is
+        carried over as after an edit, instead of made again. A document that
+        already has a lineage, or whose text differs, is left as it is."""
+        if self._origins or other is self or (self.text is not other.text and self.text != other.text):
+            return
+        end = len(self.text)
+        self.carry_line_index(other, end, end, 0)
+        self._origins = _compose_origins(other, end, end, 0)
+
     def lineage(self) -> list[tuple["Document", int, int, int]]:
         """The documents this one was made from by :meth:`with_edit` that are
         still alive, nearest first (at most :data:`LINEAGE_DEPTH`): ``(doc,

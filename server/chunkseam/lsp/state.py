@@ -493,6 +493,10 @@ class DocumentStore:
             and (prev.doc.text is doc.text or prev.doc.text == doc.text)
         ):
             # same text and settings (a save, an undo back, a no-op settings change)
+            if prev is ahead:
+                # the head start's diagnostics (and line index) are carried over
+                # as to a new version of the same text: only their data changes
+                doc.follows(ahead.doc)
             reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
                                          config_errors=result.config_errors, serial=result.serial)
             if self.build_diagnostics is not None:
@@ -512,7 +516,8 @@ class DocumentStore:
             _index(result, sizer_for(settings) if any(
                 c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None,
                    prev)
-            if self.build_diagnostics is not None and not prefetch:  # (made for the opened version)
+            if self.build_diagnostics is not None:
+                # (a head start's: for no version; the open renews them, see above)
                 result.diagnostics = self.build_diagnostics(result, encoding)
         except Exception as exc:
             result.analysis = None
