@@ -493,6 +493,83 @@ def test_cached_cut_issues_are_moved_with_all_their_offsets():
     assert [dataclasses.asdict(i) for i in again] == [dataclasses.asdict(i) for i in want]
 
 
+class _Text(str):
+    """A document text a weak reference can watch."""
+
+
+def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
+    """A cut issue's message is written when first read, from the text of
+    its own version: after edits (cuts reused before the edit, moved ones
+    from the cache, new ones judged) every message equals a fresh analysis's;
+    neither the cut cache nor what a version keeps for the next one holds an
+    earlier version's text (it is freed), and a pickled issue holds its
+    message, not the text."""
+    import gc
+    import pickle
+
+    files = corpus_files("markdown")
+    text = _Text("\n\n".join(f.read_text(encoding="utf-8") for f in files[:4]))
+    config = Settings(chunker="fixed", size=48, overlap=8)
+    doc = Document(text, path="/virtual/lazy.md", version=1)
+    first = analyze(doc, config)
+    assert len(first.issues) > 50
+    unwritten = [i for i in first.issues if type(i._message) is not str]
+    assert len(unwritten) > len(first.issues) // 2  # nothing read them yet
+    assert unwritten[0]._written is None and unwritten[0].message == unwritten[0]._written
+    assert all(i._written is None for i in unwritten[1:])
+    watch = weakref.ref(text)
+    rng = random.Random(3)
+    for version in (2, 3, 4):
+        at = rng.randrange(len(doc.text) // 4, len(doc.text))
+        doc = doc.with_edit(at, at, rng.choice(["x", "more words ", "\n\n"]), version=version)
+        got = analyze(doc, config)
+    del text, first, unwritten
+    gc.collect()
+    assert watch() is None  # version 1's text: nothing kept it
+    pending = [i for i in got.issues if type(i._message) is not str and i._written is None]
+    assert len(pending) > len(got.issues) // 2
+    assert len(pickle.dumps(pending[0])) < 2000 and pickle.loads(pickle.dumps(pending[0])) == pending[0]
+    with fresh_caches():
+        want = analyze(Document(doc.text, path="/virtual/lazy.md"), config)
+    assert [dataclasses.asdict(i) for i in got.issues] == [dataclasses.asdict(i) for i in want.issues]
+
+
+def test_a_cut_judged_the_same_is_not_written_again(monkeypatch):
+    """A message once written is shared by the same judgement elsewhere: the
+    next version's cuts reused before an edit and those the cache finds
+    after it (an edit that keeps the length keeps the windows) are not
+    written again when read; only the cuts judged afresh are."""
+    from chunkseam.checks.base import CutMessage
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
+    config = Settings(chunker="fixed", unit="chars", size=200, overlap=0)
+    doc = Document(text, path="/virtual/shared.md", version=1)
+    first = analyze(doc, config)
+    assert len(first.issues) > 50
+    assert all(i.message for i in first.issues)  # (read, as a publication reads them)
+    at = text.index(" ", len(text) // 2)
+    new = doc.with_edit(at, at + 1, "_", version=2)  # same length: every window stays put
+    judged = []
+    real_judge = validate_mod._judge
+    monkeypatch.setattr(validate_mod, "_judge",
+                        lambda *args: judged.append(args[2].offset) or real_judge(*args))
+    second = analyze(new, config)
+    monkeypatch.undo()
+    writes = []
+    real_write = CutMessage.write
+    monkeypatch.setattr(CutMessage, "write", lambda self, t: writes.append(self[0]) or real_write(self, t))
+    messages = [i.message for i in second.issues]
+    monkeypatch.undo()
+    cut_issues = [i for i in second.issues if isinstance(i._message, CutMessage)]
+    # only the cuts judged afresh (those near the edit) are written
+    assert len(cut_issues) > 50 and len(judged) < len(cut_issues) // 3
+    assert writes and set(writes) <= set(judged), (writes, judged)
+    with fresh_caches():
+        want = analyze(Document(new.text, path="/virtual/shared.md"), config)
+    assert messages == [i.message for i in want.issues]
+
+
 def test_quick_fix_text_follows_the_documents_line_breaks():
     """The split-fence and repeat-header fixes insert the document's line
     break (its first one), which an edit far away can change."""

@@ -206,6 +206,45 @@ def test_diagnostics_before_an_edit_are_carried_over():
     assert body["data"]["version"] == 2
 
 
+def test_carried_over_diagnostics_leave_their_issues_messages_unwritten():
+    """A diagnostic carried over from the previous version is chosen by
+    comparing its issue with the new one; a cut issue reused from that
+    version shares what its message is written from, and is not written for
+    the comparison. The comparison is ``==`` field by field."""
+    from chunkseam.issue import Issue
+
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:5])
+    cfg = {"chunker": "fixed", "size": 48, "overlap": 8}
+    store = store_for(cfg)
+    try:
+        store.open(URI, text, 1, "markdown")
+        compute(store, URI)
+        before = store.results[URI].diagnostics
+        at = len(text) * 2 // 3
+        store.change(URI, 2, [change(store.get(URI).doc, at, at, "x")])
+        got = compute(store, URI)
+        result = store.results[URI]
+    finally:
+        store.shutdown()
+    assert got == cold(cfg, store.get(URI).text, 2)
+    shared = {id(d) for d in result.diagnostics if any(d.range is o.range for o in before)}
+    assert len(shared) > 20
+    carried = [i for i in result.issues if i.cut is not None and i.end < at - 200
+               and i.severity == "error"]
+    assert len(carried) > 20
+    assert sum(type(i._message) is not str and i._written is None for i in carried) > len(carried) // 2
+    # the field-by-field comparison is dataclass equality
+    a = Issue("CS001", "mid-word", "error", "m", 1, 2, 0, 1, 1, (1, 2), "r", "f", {"w": [1, 2]}, (1, 2))
+    assert diagnostics._same_issue(a, dataclasses.replace(a))
+    for f in dataclasses.fields(Issue):
+        value = getattr(a, f.name)
+        other = dataclasses.replace(a, **{f.name: {"w": [1, 3]} if f.name == "data" else
+                                          (value[0], 9) if isinstance(value, tuple) else
+                                          value + 7 if isinstance(value, int) else value + "x"})
+        assert not diagnostics._same_issue(a, other) and a != other, f.name
+
+
 def test_diagnostics_after_an_edit_within_a_line_keep_their_positions():
     """After an edit that adds no line, the diagnostics of issues on the lines
     after it (moved by the edit) share the previous version's ranges and
@@ -328,6 +367,45 @@ def test_diagnostics_are_written_as_pygls_converter_writes_them():
         assert WIRE.unstructure(d) == plain.unstructure(d)
     params = types.PublishDiagnosticsParams(uri=URI, diagnostics=diags, version=4)
     assert json.dumps(WIRE.unstructure(params)) == json.dumps(plain.unstructure(params))
+
+
+def test_json_templates_written_piece_by_piece_equal_json_dumps():
+    """A diagnostic's JSON template (its text around the version in its data)
+    is written piece by piece; with the version put back it is, byte for
+    byte, ``json.dumps`` of what the converter makes: on a real analysis and
+    on diagnostics with every field, non-ASCII text, the version's marker in
+    the message, numbers that are not ints and data that is not JSON."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[4:8])
+    store = store_for({"chunker": "fixed", "size": 48, "overlap": 8})
+    try:
+        store.open(URI, text, 3, "markdown")
+        compute(store, URI)
+        diags = list(store.results[URI].diagnostics)
+    finally:
+        store.shutdown()
+    assert len(diags) > 50
+    written = [diagnostics._written_template(d) for d in diags]
+    assert all(t is not None for t in written)  # the server's own: never the general way
+    r = types.Range(types.Position(0, 1), types.Position(2, 3))
+    data = {"code": "CS001", "version": 9, "data": {"word": [1, 2], "x": 1.5, "s": "é\u2028\"\\"}}
+    diags += [
+        types.Diagnostic(range=r, message="all 😀 \x00chunkseam-version\x00 ⏎", data=data,
+                         severity=types.DiagnosticSeverity.Hint, code=7,
+                         code_description=types.CodeDescription(href="https://x/é"), source="s",
+                         tags=[types.DiagnosticTag.Unnecessary], related_information=[]),
+        types.Diagnostic(range=r, message="bool", code="CS002", data={"version": None, "b": True}),
+        types.Diagnostic(range=r, message="no version", data={"code": "CS001"}),
+        types.Diagnostic(range=r, message="not JSON", data={"version": 1, "x": object()}),
+    ]
+    for d in diags:
+        template = diagnostics._template(d)
+        if template is None:
+            assert d.message in ("no version", "not JSON")
+            continue
+        version = json.dumps(d.data["version"])
+        assert template[0] + version + template[1] == json.dumps(diagnostics._wire_diagnostic(d))
+        assert diagnostics.diagnostic_json(d, template) == json.dumps(WIRE.unstructure(d))
 
 
 def test_positions_equal_the_documents_conversion():

@@ -23,6 +23,12 @@ class Issue:
     the chunk concerned), ``other_chunk`` the one on the right; ``related`` the
     part of the unit on the other side of the cut. ``data`` carries what a
     quick fix needs (JSON-serialisable).
+
+    ``message`` may be given as a callable that writes it from the issue (a
+    cut's message, :class:`chunkseam.checks.base.CutMessage`, written from
+    the document's text the issue then holds as ``_text``): it is written
+    when first read (most issues of a large document are never shown), then
+    kept.
     """
 
     code: str
@@ -56,3 +62,49 @@ class Issue:
             "fix": self.fix,
             "data": self.data,
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled or copied issue holds its message written out, never
+        # what it would be written from (the document's text)
+        state = dict(self.__dict__)
+        state["_message"] = self.message
+        state.pop("_text", None)
+        state.pop("_written", None)
+        return state
+
+    def same_message(self, other: Issue) -> bool:
+        """``self.message == other.message``, without writing either when
+        both are to be written from one and the same judgement (a
+        :class:`~chunkseam.checks.base.CutMessage` or one moved from it): a
+        version shares it with the next for a cut judged the same where the
+        text is the same, and the cut cache with the same neighbourhood
+        elsewhere (see :mod:`chunkseam.validate`), so their messages are
+        equal."""
+        a, b = self._message, other._message
+        if a is b and type(a) is not str:
+            return True
+        same = getattr(a, "same", None) if type(a) is not str else None
+        if same is not None and same(b):
+            return True  # (one judgement: one message, written once for both)
+        return self.message == other.message
+
+
+def _get_message(self: Issue) -> str:
+    message = self._message
+    if type(message) is str:
+        return message
+    written = self._written
+    if written is None:  # written once (two threads: the same text)
+        written = self._written = message(self)
+    return written
+
+
+def _set_message(self: Issue, value: Any) -> None:
+    self._message = value
+    self._written = None
+
+
+# set after the dataclass is made: its __init__, __eq__, __repr__, asdict and
+# replace read and write ``message`` through the property
+Issue.message = property(_get_message, _set_message,  # type: ignore[assignment,method-assign]
+                         doc="The message (written on first read when given as a callable).")

@@ -119,7 +119,7 @@ from typing import Any, Iterable
 from . import budget
 from .cache import ByteLRU
 from .checks import registry
-from .checks.base import REACH, ChunkView, Context
+from .checks.base import REACH, ChunkView, Context, CutMessage
 from .checks.chunks import chunk_issues
 from .checks.code import CODE_ORDER, PYTHON_ORDER
 from .checks.cuts import (
@@ -351,36 +351,46 @@ def clear_caches() -> None:
 def _own_copy(issue: Issue) -> Issue | None:
     """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
     all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
-    :data:`_PLAIN_KEYS`), else None."""
+    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
+    as it is, without the document's text (see :class:`CutMessage`)."""
     data = issue.data
     if not isinstance(data, dict):
         return None
     own = {}
     for k, v in data.items():
         if k in _OFFSET_KEYS:
-            if isinstance(v, list):
-                if not all(_is_int(x) for x in v):
-                    return None
-                v = list(v)
-            elif not _is_int(v):
+            t = type(v)
+            if t is list:
+                for x in v:
+                    if type(x) is not int:  # (not a bool, nor another int type)
+                        return None
+                v = v.copy()
+            elif t is not int:
                 return None
         elif k not in _PLAIN_KEYS:
             return None
         elif isinstance(v, list):
             v = list(v)
         own[k] = v
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+    related, unit = issue.related, issue.unit
+    return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
                  issue.chunk, issue.other_chunk, issue.cut,
-                 None if (r := issue.related) is None else (r[0], r[1]), issue.related_message,
-                 issue.fix, own, None if (u := issue.unit) is None else (u[0], u[1]))
+                 related if related is None or type(related) is tuple else (related[0], related[1]),
+                 issue.related_message, issue.fix, own,
+                 unit if unit is None or type(unit) is tuple else (unit[0], unit[1]))
 
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _shifted(issue: Issue, delta: int) -> Issue:
-    """A copy of a cached cut issue moved by ``delta`` characters."""
+def _shifted(issue: Issue, delta: int, text: str, reach: tuple[int, int | None]) -> Issue:
+    """A copy of a cached cut issue moved by ``delta`` characters into
+    ``text``, where its cut's excerpts may reach as far as ``reach`` (see
+    :meth:`~chunkseam.checks.base.Context.reach`)."""
+    message = issue._message
+    if type(message) is CutMessage:
+        message = message.moved(delta, reach)
     data = {}
     for k, v in issue.data.items():
         if k in _OFFSET_KEYS:
@@ -389,12 +399,14 @@ def _shifted(issue: Issue, delta: int) -> Issue:
             v = list(v)
         data[k] = v
     related = issue.related
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start + delta,
-                 issue.end + delta, issue.chunk, issue.other_chunk,
-                 None if issue.cut is None else issue.cut + delta,
-                 None if related is None else (related[0] + delta, related[1] + delta),
-                 issue.related_message, issue.fix, data,
-                 None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
+    moved = Issue(issue.code, issue.name, issue.severity, message, issue.start + delta,
+                  issue.end + delta, issue.chunk, issue.other_chunk,
+                  None if issue.cut is None else issue.cut + delta,
+                  None if related is None else (related[0] + delta, related[1] + delta),
+                  issue.related_message, issue.fix, data,
+                  None if issue.unit is None else (issue.unit[0] + delta, issue.unit[1] + delta))
+    moved._text = text
+    return moved
 
 
 class _CutJudge:
@@ -428,6 +440,7 @@ class _CutJudge:
         computing the key, per edit only the cuts from the edit on are looked
         up. The run is kept on the document for the next version."""
         ctx = self.ctx
+        text = ctx.text
         key = ("validate-cuts", self.rules)
         previous = _previous_run(ctx.doc, key)
         reused = 0
@@ -441,8 +454,12 @@ class _CutJudge:
             n = min(len(cuts), len(old_cuts))
             while reused < n:
                 cut = cuts[reused]
-                last = cut.alt if cut.alt is not None else cut.offset
-                if last >= bound or cut != old_cuts[reused]:
+                alt = cut.alt
+                if (alt if alt is not None else cut.offset) >= bound:
+                    break
+                old = old_cuts[reused]  # (cut == old, field by field: no tuples made)
+                if (cut.offset != old.offset or alt != old.alt or cut.left != old.left
+                        or cut.right != old.right or cut.side != old.side):
                     break
                 p = cut.left
                 if p is not None and ((view := by_position.get(p)) is None
@@ -455,7 +472,7 @@ class _CutJudge:
                 kept = old_found[reused]
                 found_all.append(kept)
                 if kept is not None:
-                    out.append(_copy(kept))
+                    out.append(_copy(kept, text))
                 reused += 1
         for k, cut in enumerate(cuts[reused:]):
             if not k % budget.STRIDE:
@@ -510,23 +527,6 @@ class _CutJudge:
         ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
         return [_copy(i) for i in reused] + fresh
 
-    def _start(self, position: int | None, lo: int, hi: int) -> int | None:
-        if position is None:
-            return None
-        view = self.ctx.by_position.get(position)
-        if view is None:
-            return None
-        return min(max(view.start - lo, -1), hi - lo + 1)
-
-    def _end(self, position: int | None, lo: int, hi: int) -> int | None:
-        """A chunk's end relative to the neighbourhood, as far as an excerpt
-        may reach for words (past the neighbourhood, never further than
-        :data:`~chunkseam.checks.base.REACH` from the cut)."""
-        if position is None:
-            return None
-        view = self.ctx.by_position.get(position)
-        return None if view is None else min(view.end - lo, hi - lo + REACH + 1)
-
     def judge(self, cut: Any) -> Issue | None:
         return self._judge_own(cut)[0]
 
@@ -536,37 +536,56 @@ class _CutJudge:
         cache's own copy when it has just been put there (neither the cache
         nor a kept run ever changes an issue; both hand out copies)."""
         ctx = self.ctx
-        last = cut.alt if cut.alt is not None else cut.offset
-        seg_key, lo, hi = self.st.neighbourhood(cut.offset, last)
-        key = (self.rules, seg_key, cut.offset - lo, None if cut.alt is None else cut.alt - lo,
-               cut.left, cut.right, cut.side, self._start(cut.left, lo, hi),
-               self._start(cut.right, lo, hi), self._end(cut.right, lo, hi))
+        offset, alt, left, right = cut.offset, cut.alt, cut.left, cut.right
+        seg_key, lo, hi = self.st.neighbourhood(offset, offset if alt is None else alt)
+        by_position = ctx.by_position
+        before = by_position.get(left) if left is not None else None
+        after = by_position.get(right) if right is not None else None
+        # the chunks' starts relative to the neighbourhood (-1: before it, past
+        # it: one past its end), and the end of the one after the cut as far
+        # as an excerpt may reach for words (past the neighbourhood, never
+        # further than REACH from the cut)
+        span = hi - lo
+        key = (self.rules, seg_key, offset - lo, None if alt is None else alt - lo,
+               left, right, cut.side,
+               None if before is None else min(max(before.start - lo, -1), span + 1),
+               None if after is None else min(max(after.start - lo, -1), span + 1),
+               None if after is None else min(after.end - lo, span + REACH + 1))
         hit = _CUT_CACHE.get(key, _MISSING)
         if hit is not _MISSING:
             if hit is _NO_ISSUE:
                 return None, None
             base, issue = hit
-            return _shifted(issue, lo - base), _shifted(issue, lo - base)
+            found = _shifted(issue, lo - base, ctx.text, ctx.reach(cut))
+            return found, _copy(found, None)
         found = _judge(ctx, self.order, cut, True, self.plain)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
             return None, None
         own = _own_copy(found)
         if own is None:
-            return found, _copy(found)
-        _CUT_CACHE.put(key, (lo, own), 900 + len(found.message) + len(found.data) * 120)
+            return found, _copy(found, None)
+        message = found._message
+        size = len(message) if type(message) is str else 300 + len(message[8])
+        _CUT_CACHE.put(key, (lo, own), 900 + size + len(found.data) * 120)
         return found, own
 
 
-def _copy(issue: Issue) -> Issue:
+def _copy(issue: Issue, text: str | None = None) -> Issue:
     """A copy of ``issue`` that shares nothing changeable with it (its data's
-    lists copied, as :func:`_shifted` copies them)."""
+    lists copied, as :func:`_shifted` copies them). A message still to be
+    written (:class:`~chunkseam.checks.base.CutMessage`) is shared, to be
+    written from ``text`` (a version whose text is the same there); without
+    ``text`` (what a run keeps for the next version) it is kept unwritten."""
     data = issue.data
     if isinstance(data, dict):
         data = {k: (list(v) if isinstance(v, list) else v) for k, v in data.items()}
-    return Issue(issue.code, issue.name, issue.severity, issue.message, issue.start, issue.end,
+    copy = Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
                  issue.chunk, issue.other_chunk, issue.cut, issue.related, issue.related_message,
                  issue.fix, data, issue.unit)
+    if text is not None:
+        copy._text = text
+    return copy
 
 
 def _view_key(view: ChunkView) -> tuple:

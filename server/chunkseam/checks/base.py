@@ -656,7 +656,7 @@ class Context:
                      start, end, chunk, other_chunk, cut.offset if cut else None,
                      related, related_message, hint, data, unit)
 
-    def cut_issue(self, code: str, message: str, start: int, end: int, cut: Cut,
+    def cut_issue(self, code: str, message: str | CutMessage, start: int, end: int, cut: Cut,
                   related: tuple[int, int] | None, related_message: str | None,
                   hint: str | None, data: dict[str, Any]) -> Issue:
         """:meth:`issue` of a cut whose unit is ``[start, end)``, charged to
@@ -687,13 +687,21 @@ class Context:
 
     def cut_message(self, cut: Cut, what: str, lo: int, hi: int) -> str:
         """``chunk 3 ends mid-sentence: "…set the timeout to" | "30 seconds…" is in chunk 4``."""
-        left = self.snippet_left(cut.offset, lo, chunk=cut.left)
-        right = self.snippet_right(cut.offset, hi, chunk=cut.right)
-        if cut.side == "start":
-            where = f"in chunk {cut.left + 1}" if cut.left is not None else "in no chunk"
-            return f'chunk {cut.right + 1} starts {what}: "{left}" is {where} | "{right}"'
-        where = f"in chunk {cut.right + 1}" if cut.right is not None else "in no chunk"
-        return f'chunk {cut.left + 1} ends {what}: "{left}" | "{right}" is {where}'
+        return self.cut_message_later(cut, what, lo, hi).write(self.text)
+
+    def cut_message_later(self, cut: Cut, what: str, lo: int, hi: int) -> CutMessage:
+        """:meth:`cut_message` still to be written (see :class:`CutMessage`)."""
+        floor, ceiling = self.reach(cut)
+        return CutMessage((cut.offset, lo, hi, floor, ceiling, cut.side, cut.left, cut.right, what,
+                           [None]))
+
+    def reach(self, cut: Cut) -> tuple[int, int | None]:
+        """How far a cut's excerpts may reach for words: the start of the
+        chunk before it (0: none) and the end of the one after it (None)."""
+        by_position = self.by_position
+        left = by_position.get(cut.left) if cut.left is not None else None
+        right = by_position.get(cut.right) if cut.right is not None else None
+        return (left.start if left is not None else 0, right.end if right is not None else None)
 
     def related_for(self, cut: Cut, lo: int, hi: int) -> tuple[tuple[int, int], str]:
         """The part of the broken unit on the other side of the cut."""
@@ -702,6 +710,56 @@ class Context:
             return (lo, cut.offset), f"the beginning is in {where}"
         where = f"chunk {cut.right + 1}" if cut.right is not None else "no chunk"
         return (cut.offset, hi), f"continues in {where}"
+
+
+class CutMessage(tuple):
+    """The message of a cut's issue (:meth:`Context.cut_message`) until it is
+    first read: what it is written from besides the document's text, which
+    the issue holds (``Issue._text``; a large document's issues are mostly
+    never shown). A tuple: ``(cut, lo, hi, floor, ceiling, side, left,
+    right, what, written)`` — the cut's offset, the excerpt bounds, how far
+    an excerpt may reach for words (the start of the chunk before the cut,
+    the end of the one after it: :meth:`Context.reach`), the cut's side, the
+    chunk numbers either side, what the cut breaks, and a one-item list that
+    holds the message once written. It holds no text: a cache keeps it as it
+    is; the same judgement elsewhere (a later version whose text is the same
+    there, the same neighbourhood moved, see :mod:`chunkseam.validate`)
+    shares the written message (:meth:`moved`)."""
+
+    __slots__ = ()
+
+    def __call__(self, issue: Any) -> str:
+        box = self[9]
+        written = box[0]
+        if written is None:
+            text = getattr(issue, "_text", None)
+            if text is None:
+                raise ValueError("a cut issue's message is written from the text its issue holds")
+            written = box[0] = self.write(text)  # (two threads: the same text)
+        return written
+
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is this judgement's message (this one, or moved
+        from it or it from the same one: their messages are equal)."""
+        return other is self or (type(other) is CutMessage and other[9] is self[9])
+
+    def write(self, text: str) -> str:
+        cut, lo, hi, floor, ceiling, side, left_chunk, right_chunk, what, _box = self
+        left = snippet_before(text, cut, lo, 32, floor)
+        right = snippet_after(text, cut, len(text) if hi is None else hi, 32, ceiling)
+        if side == "start":
+            where = f"in chunk {left_chunk + 1}" if left_chunk is not None else "in no chunk"
+            return f'chunk {right_chunk + 1} starts {what}: "{left}" is {where} | "{right}"'
+        where = f"in chunk {right_chunk + 1}" if right_chunk is not None else "in no chunk"
+        return f'chunk {left_chunk + 1} ends {what}: "{left}" | "{right}" is {where}'
+
+    def moved(self, delta: int, reach: tuple[int, int | None]) -> CutMessage:
+        """This judgement's message ``delta`` characters further on, where the
+        excerpts may reach as far as ``reach``: the same message (once
+        written, for both)."""
+        cut, lo, hi, _floor, _ceiling, side, left, right, what, box = self
+        return CutMessage((cut + delta, lo + delta, None if hi is None else hi + delta, reach[0],
+                           reach[1], side, left, right, what, box))
 
 
 _SPACE = re.compile(r"\s")

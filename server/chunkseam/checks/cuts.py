@@ -85,10 +85,13 @@ def _finish(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int,
 def _cut_issue(ctx: Context, code: str, cut: Cut, what: str, lo: int, hi: int, snip_lo: int,
                snip_hi: int, hint: str | None, data: dict) -> Issue:
     """:func:`_finish` with its excerpt bounds given and ``data`` as a dict
-    (the issue's own: not copied)."""
+    (the issue's own: not copied). The message is written when first read
+    (:class:`~chunkseam.checks.base.CutMessage`)."""
     related, rel_msg = ctx.related_for(cut, lo, hi)
-    msg = ctx.cut_message(cut, what, snip_lo, snip_hi)
-    return ctx.cut_issue(code, msg, lo, hi, cut, related, rel_msg, hint, data)
+    msg = ctx.cut_message_later(cut, what, snip_lo, snip_hi)
+    issue = ctx.cut_issue(code, msg, lo, hi, cut, related, rel_msg, hint, data)
+    issue._text = ctx.text  # (the message is written from it when first read)
+    return issue
 
 
 # -- CS003 split-code-fence ---------------------------------------------------------------

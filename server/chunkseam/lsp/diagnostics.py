@@ -59,6 +59,19 @@ def rule(code: str) -> Any | None:
         return None
 
 
+#: rule code -> its diagnostics' ``codeDescription`` (one object, shared)
+_DESCRIPTIONS: dict[str, types.CodeDescription] = {}
+
+
+def _description(code: str) -> types.CodeDescription:
+    got = _DESCRIPTIONS.get(code)
+    if got is None:
+        got = types.CodeDescription(href=rule_url(code))
+        if len(_DESCRIPTIONS) < 1000:  # (codes are few; any other is made each time)
+            _DESCRIPTIONS[code] = got
+    return got
+
+
 def rule_url(code: str) -> str:
     r = rule(code)
     url = getattr(r, "url", None) if r is not None else None
@@ -76,9 +89,10 @@ class Positions:
     """LSP positions of offsets in one document version: what
     :meth:`chunkseam.document.Document.offset_to_position` gives, with the
     line index looked up once per offset (thousands of diagnostics of a
-    large document are converted per edit), each offset computed once."""
+    large document are converted per edit), each offset computed once (and
+    its ``Position`` made once: the diagnostics of one build share them)."""
 
-    __slots__ = ("doc", "text", "starts", "n", "encoding", "memo")
+    __slots__ = ("doc", "text", "starts", "n", "encoding", "memo", "points")
 
     def __init__(self, doc: Any, encoding: str) -> None:
         self.doc = doc
@@ -87,6 +101,7 @@ class Positions:
         self.n = len(self.text)
         self.encoding = encoding
         self.memo: dict[int, tuple[int, int]] = {}
+        self.points: dict[int, types.Position] = {}
 
     def clamp(self, offset: int) -> int:
         return 0 if offset < 0 else (self.n if offset > self.n else offset)
@@ -123,9 +138,14 @@ class Positions:
         end = self.clamp(end)
         if end < start:
             end = start
-        s = self.at(start)
-        e = self.at(end)
-        return types.Range(types.Position(s[0], s[1]), types.Position(e[0], e[1]))
+        points = self.points
+        s = points.get(start)
+        if s is None:
+            s = points[start] = types.Position(*self.at(start))
+        e = points.get(end)
+        if e is None:
+            e = points[end] = types.Position(*self.at(end))
+        return types.Range(s, e)
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -220,7 +240,7 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
         message=issue.message or issue.name,
         severity=severity(issue.severity),
         code=issue.code,
-        code_description=types.CodeDescription(href=rule_url(issue.code)),
+        code_description=_description(issue.code),
         source=SOURCE,
         related_information=related,
         data=data,
@@ -309,6 +329,8 @@ _RANK = {
     types.DiagnosticSeverity.Hint: 3,
 }
 _SEVERITY_NAMES = ("errors", "warnings", "infos", "hints")
+#: an issue's severity name -> its diagnostic's rank (``_RANK[severity(name)]``)
+_RANK_OF_NAME = {name: _RANK[value] for name, value in _SEVERITY.items()}
 
 
 def _rank(d: types.Diagnostic) -> int:
@@ -403,7 +425,20 @@ def _template(d: types.Diagnostic) -> tuple[str, str] | None:
     """The JSON of ``d`` (as :func:`_wire_diagnostic` and ``json.dumps``
     write it) before and after the value of ``data.version``; None when it
     cannot be split exactly there (no such key, data that is not plain JSON,
-    or the marker elsewhere in the text)."""
+    or the marker elsewhere in the text).
+
+    Written piece by piece (:func:`_written_template`) when ``d`` holds what
+    this module's diagnostics hold; ``json.dumps`` of the wire form with a
+    marker for the version, split there, is the general way."""
+    try:
+        got = _written_template(d)
+    except (TypeError, ValueError):
+        got = None
+    return got if got is not None else _dumped_template(d)
+
+
+def _dumped_template(d: types.Diagnostic) -> tuple[str, str] | None:
+    """:func:`_template` the general way."""
     data = d.data
     if not isinstance(data, dict) or "version" not in data:
         return None
@@ -421,11 +456,83 @@ def _template(d: types.Diagnostic) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+def _no_json(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+#: ``json.dumps``'s encoder (its separators, ASCII escapes, no key sorting),
+#: made once: ``json.dumps`` makes one per call, most of the cost of a small
+#: value. No circular-reference markers: those are shared state, and the
+#: values written here (an issue's data) are trees.
+_ENCODE = json.encoder.c_make_encoder(None, _no_json, json.encoder.encode_basestring_ascii, None,
+                                      ": ", ", ", False, False, True) \
+    if json.encoder.c_make_encoder is not None else None
+_STRING = json.encoder.encode_basestring_ascii
+
+
+def _json(value: Any) -> str:
+    """``json.dumps(value)``."""
+    t = type(value)
+    if t is str:
+        return _STRING(value)
+    if t is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if _ENCODE is None:
+        return json.dumps(value)
+    return "".join(_ENCODE(value, 0))
+
+
+def _range_json(r: types.Range) -> str:
+    s, e = r.start, r.end
+    a, b, c, d = s.line, s.character, e.line, e.character
+    if not (type(a) is int and type(b) is int and type(c) is int and type(d) is int):
+        raise TypeError("a position that is not made of ints")
+    return f'{{"start": {{"line": {a}, "character": {b}}}, "end": {{"line": {c}, "character": {d}}}}}'
+
+
+def _written_template(d: types.Diagnostic) -> tuple[str, str] | None:
+    """:func:`_template` written piece by piece, as ``json.dumps`` writes
+    :func:`_wire_diagnostic`'s dictionary (keys in its order, None fields
+    left out); None when the data has no version or the version's marker
+    is elsewhere in it. TypeError for anything else unusual (the general way
+    then)."""
+    data = d.data
+    if type(data) is not dict or "version" not in data or type(d.message) is not str:
+        return None
+    parts = ['{"range": ', _range_json(d.range), ', "message": ', _STRING(d.message)]
+    if d.severity is not None:
+        parts += [', "severity": ', _json(getattr(d.severity, "value", d.severity))]
+    if d.code is not None:
+        parts += [', "code": ', _json(d.code)]
+    if d.code_description is not None:
+        parts += [', "codeDescription": {"href": ', _json(d.code_description.href), "}"]
+    if d.source is not None:
+        parts += [', "source": ', _json(d.source)]
+    if d.tags is not None:
+        parts += [', "tags": ', _json([getattr(t, "value", t) for t in d.tags])]
+    if d.related_information is not None:
+        parts.append(', "relatedInformation": [')
+        parts.append(", ".join(
+            '{"location": {"uri": ' + _json(r.location.uri) + ', "range": '
+            + _range_json(r.location.range) + '}, "message": ' + _json(r.message) + "}"
+            for r in d.related_information))
+        parts.append("]")
+    marked = dict(data)
+    marked["version"] = _VERSION_MARK
+    written = _json(marked).split(_VERSION_JSON)
+    if len(written) != 2:
+        return None
+    parts += [', "data": ', written[0]]
+    return "".join(parts), written[1] + "}"
+
+
 def diagnostic_json(d: types.Diagnostic, template: tuple[str, str] | None) -> str:
     """The JSON of ``d``: from its template (with the version in its data)
     when there is one, else written out."""
     if template is not None and isinstance(d.data, dict):
-        return template[0] + json.dumps(d.data.get("version")) + template[1]
+        return template[0] + _json(d.data.get("version")) + template[1]
     return json.dumps(_wire_diagnostic(d))
 
 
@@ -477,7 +584,9 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
     issues = [i for i in result.analysis.issues if i.severity != "off"]
     lazy = limit <= 0 < published < len(issues)
     if lazy:
-        chosen, counts = _selection([_RANK[severity(i.severity)] for i in issues], published)
+        ranks = _RANK_OF_NAME
+        chosen, counts = _selection([ranks.get(i.severity) if i.severity in ranks
+                                     else _RANK[severity(i.severity)] for i in issues], published)
     else:
         chosen = range(len(issues))
     out: list[Any] = [None] * len(issues)  # None: not made (not published)
@@ -487,7 +596,7 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
         d = None
         if previous and _below(issue, bound):
             hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
-            if hit is not None and hit[0] == issue:
+            if hit is not None and _same_issue(hit[0], issue):
                 d = _renewed(hit[1], version)
                 templates[k] = hit[2]
         if d is None and shifted is not None:
@@ -608,6 +717,23 @@ def _moved(issue: Any, shifted: Any, version: Any) -> types.Diagnostic | None:
                             code_description=d.code_description, source=d.source, tags=d.tags,
                             related_information=d.related_information,
                             data=_data(issue, unit, version))
+
+
+def _same_issue(old: Any, issue: Any) -> bool:
+    """``old == issue`` for two issues, their messages compared without
+    writing them when they share what they are written from
+    (:meth:`chunkseam.issue.Issue.same_message`)."""
+    if type(old) is not type(issue):
+        return False
+    same = getattr(old, "same_message", None)
+    if same is None:
+        return bool(old == issue)
+    return (old.start == issue.start and old.end == issue.end and old.code == issue.code
+            and old.cut == issue.cut and old.severity == issue.severity
+            and old.chunk == issue.chunk and old.other_chunk == issue.other_chunk
+            and old.related == issue.related and old.unit == issue.unit
+            and old.related_message == issue.related_message and old.name == issue.name
+            and old.fix == issue.fix and old.data == issue.data and same(issue))
 
 
 def _below(issue: Any, bound: int) -> bool:
