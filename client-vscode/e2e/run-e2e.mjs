@@ -1068,7 +1068,10 @@ try {
         [/analysed \S*big\.md v\d+ in/, "analysed"],
       ].find(([re]) => re.test(line) && !/\[Trace/.test(line));
       if (server && when <= squiggle) {
-        events.push(`(server: ${server[1]} ${when.toFixed(2)})`);
+        // the server's own clock: how long after it read the didOpen it had the
+        // analysis (the rest of the gap is the message waiting in the extension host)
+        const own = /\((\d+) ms after its didOpen was read\)/.exec(line);
+        events.push(`(server: ${server[1]} ${when.toFixed(2)}${own ? `, ${own[1]} ms after it read the didOpen` : ""})`);
       } else if (/Sending notification 'textDocument\/didOpen'/.test(line) && !events.some((e) => e.startsWith("didOpen"))) {
         events.push(`didOpen sent ${when.toFixed(2)}`);
       } else if ((m = /Sending request 'textDocument\/diagnostic - \((\d+)\)'/.exec(line)) && diagnosticId === undefined) {
