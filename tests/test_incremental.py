@@ -889,6 +889,37 @@ def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[i
     return hits[0], doc
 
 
+@pytest.mark.parametrize("unit,size,overlap", [("tokens", 60, 1), ("chars", 250, 2)])
+def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap):
+    """The sentence run an edit updates (paragraphs, sentences, chunks kept as
+    lists of ints, shifted past the edit) is, list by list, a fresh run's."""
+    from chunkseam.analysis import sizer_for
+
+    sizer = sizer_for(Settings(chunker="sentence", unit=unit, size=size))
+    rng = random.Random(size)
+    doc = Document(corpus_text(rng, corpus_files("markdown"), 3), path="/virtual/s.md")
+    resync_mod.sentence_run(doc, sizer, size, overlap)
+    fields = ("para_starts", "para_ends", "starts", "s_starts", "s_ends", "firsts", "lasts",
+              "units")
+    updated = 0
+    with counting_updates() as hits:
+        for _ in range(25):
+            prev = doc
+            doc = random_edit(rng, prev)
+            if rng.random() < 0.3:  # paragraphs split and joined
+                a = rng.randrange(len(doc.text) + 1)
+                doc = doc.with_edit(a, a + rng.choice([0, 2]), rng.choice(["\n\n", "", "x. Y"]))
+            got = resync_mod.sentence_run(doc, sizer, size, overlap)
+            fresh = resync_mod.sentence_run(Document(doc.text), sizer, size, overlap)
+            for name in fields:
+                assert getattr(got, name) == getattr(fresh, name), name
+            assert got.spans == list(zip(fresh.s_starts, fresh.s_ends))
+            assert got.runs == list(zip(fresh.firsts, fresh.lasts, fresh.units))
+            assert all(type(x) is int for name in fields for x in getattr(got, name))
+        updated = hits[0]
+    assert updated >= 20  # the update path ran
+
+
 @pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))
 @pytest.mark.parametrize("seed", range(2))
 def test_sequential_strategies_after_random_corpus_edits_equal_a_cold_run(strategy, seed):
