@@ -920,6 +920,36 @@ def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap)
     assert updated >= 20  # the update path ran
 
 
+@pytest.mark.parametrize("config", [Settings(chunker="sentence", size=60, overlap=1),
+                                    Settings(chunker="sentence", unit="chars", size=300)])
+def test_cuts_after_an_edit_moved_with_their_judgements_equal_a_cold_run(config, monkeypatch):
+    """The sentence chunker's chunks after an edit are the previous version's,
+    moved: their cuts keep the previous run's judgements, moved, instead of
+    being judged again. Every version's issues (messages too) are a cold
+    run's, and the moved judgements were used."""
+    moved = []
+    real = validate_mod._CutJudge._moved_tail
+
+    def spy(self, cuts, previous, delta, floor):
+        k = real(self, cuts, previous, delta, floor)
+        moved.append(len(cuts) - k)
+        return k
+
+    monkeypatch.setattr(validate_mod._CutJudge, "_moved_tail", spy)
+    rng = random.Random(config.size)
+    doc = Document(corpus_text(rng, corpus_files("markdown"), 4), path="/virtual/moved.md")
+    analyze(doc, config)
+    for step in range(12):
+        prev = doc
+        doc = random_edit(rng, prev)
+        got = analyze(doc, config)
+        assert snapshot(got) == from_scratch(doc, config), step
+        with fresh_caches():
+            cold = analyze(Document(doc.text, path=doc.path), config)
+        assert [i.message for i in got.issues] == [i.message for i in cold.issues]
+    assert sum(moved) > 0 and sum(1 for m in moved if m) >= 6, moved
+
+
 @pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))
 @pytest.mark.parametrize("seed", range(2))
 def test_sequential_strategies_after_random_corpus_edits_equal_a_cold_run(strategy, seed):

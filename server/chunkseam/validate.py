@@ -348,29 +348,38 @@ def clear_caches() -> None:
     base.clear_caches()
 
 
-def _own_copy(issue: Issue) -> Issue | None:
-    """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
-    all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
-    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
-    as it is, without the document's text (see :class:`CutMessage`)."""
+def _shiftable(issue: Issue) -> bool:
+    """Whether ``issue`` may be cached and moved: its ``data`` keys all in
+    :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
+    :data:`_PLAIN_KEYS`."""
     data = issue.data
     if not isinstance(data, dict):
-        return None
-    own = {}
+        return False
     for k, v in data.items():
         if k in _OFFSET_KEYS:
             t = type(v)
             if t is list:
                 for x in v:
                     if type(x) is not int:  # (not a bool, nor another int type)
-                        return None
-                v = v.copy()
+                        return False
             elif t is not int:
-                return None
+                return False
         elif k not in _PLAIN_KEYS:
-            return None
-        elif isinstance(v, list):
-            v = list(v)
+            return False
+    return True
+
+
+def _own_copy(issue: Issue) -> Issue | None:
+    """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
+    all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
+    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
+    as it is, without the document's text (see :class:`CutMessage`)."""
+    if not _shiftable(issue):
+        return None
+    own = {}
+    for k, v in issue.data.items():
+        if isinstance(v, list):
+            v = v.copy()
         own[k] = v
     related, unit = issue.related, issue.unit
     return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
@@ -438,12 +447,15 @@ class _CutJudge:
         key :meth:`judge` would look up is then the same (same segments around
         it, same relative offsets), so is its judgement — found without
         computing the key, per edit only the cuts from the edit on are looked
-        up. The run is kept on the document for the next version."""
+        up. Those after the edit's neighbourhood that are that run's cuts moved
+        by the edit are that run's judgements, moved (see :meth:`_moved_tail`).
+        The run is kept on the document for the next version."""
         ctx = self.ctx
         text = ctx.text
         key = ("validate-cuts", self.rules)
-        previous = _previous_run(ctx.doc, key)
+        previous, delta = _previous_run_moved(ctx.doc, key)
         reused = 0
+        tail = len(cuts)
         found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
         out: list[Issue] = []
         if previous is not None:
@@ -474,17 +486,93 @@ class _CutJudge:
                 if kept is not None:
                     out.append(_copy(kept, text))
                 reused += 1
-        for k, cut in enumerate(cuts[reused:]):
+            tail = self._moved_tail(cuts, previous, delta, reused)
+        for k, cut in enumerate(cuts[reused:tail]):
             if not k % budget.STRIDE:
                 budget.check("checking the cuts")
             found, own = self._judge_own(cut)
             found_all.append(own)
             if found is not None:
                 out.append(found)
+        if tail < len(cuts):
+            # the previous run's judgements, moved as a cache hit moves them
+            old_found = previous[2]
+            shift = len(previous[1]) - len(cuts)
+            reach = ctx.reach
+            for k in range(tail, len(cuts)):
+                kept = old_found[k + shift]
+                if kept is None:
+                    found_all.append(None)
+                    continue
+                found = _shifted(kept, delta, text, reach(cuts[k]))
+                out.append(found)
+                found_all.append(_copy(found, None))
         starts = {v.position: v.start for v in ctx.chunks}
         ends = {v.position: v.end for v in ctx.chunks}
         ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends))
         return out
+
+    def _moved_tail(self, cuts: list, previous: tuple, delta: int, floor: int) -> int:
+        """The first of the trailing cuts (none before ``floor``) whose
+        judgements are the previous run's moved by the edit (``delta``
+        characters): each is the cut the previous run had at the same place
+        from the end, ``delta`` further on, between the same chunks (same
+        numbers, moved by ``delta`` too), in a neighbourhood of structure
+        segments both versions share (the trailing segments with the same
+        texts and parses, so ``delta`` further on): the key :meth:`judge`
+        would look up is the previous run's key for that cut, so the
+        judgement is its own, moved (as :meth:`_judge_own` moves a cached
+        one). An edit that leaves the chunks after it as they were (the
+        sentence chunker's, the markdown chunker's) re-judges no cut past
+        it."""
+        old_serials, old_cuts, old_found, old_starts, old_ends = previous
+        new_serials = self.st._serials
+        n_new, n_old = len(new_serials), len(old_serials)
+        # the shared trailing segments, not all of either version's (the
+        # neighbourhood's key says whether it starts the document)
+        t = 0
+        limit = min(n_new, n_old) - 1
+        while t < limit and new_serials[n_new - 1 - t] == old_serials[n_old - 1 - t]:
+            t += 1
+        first = n_new - t
+        if t < 2:
+            return len(cuts)
+        # a cut's neighbourhood starts one segment before the one holding it
+        bound = self.st._seg_starts[first + 1]
+        by_position = self.ctx.by_position
+        shift = len(old_cuts) - len(cuts)
+        k = len(cuts)
+        while k > floor and k - 1 + shift >= 0:
+            cut = cuts[k - 1]
+            old = old_cuts[k - 1 + shift]
+            offset, alt = cut.offset, cut.alt
+            if offset < bound or offset != old.offset + delta:
+                break
+            if alt is None:
+                if old.alt is not None:
+                    break
+            elif alt < bound or old.alt is None or alt != old.alt + delta:
+                break
+            left, right = cut.left, cut.right
+            if left != old.left or right != old.right or cut.side != old.side:
+                break
+            if left is not None:
+                view = by_position.get(left)
+                was = old_starts.get(left)
+                if view is None or was is None or view.start != was + delta:
+                    break
+            if right is not None:
+                view = by_position.get(right)
+                was = old_starts.get(right)
+                end = old_ends.get(right)
+                if (view is None or was is None or view.start != was + delta
+                        or view.end != end + delta):
+                    break
+            kept = old_found[k - 1 + shift]
+            if kept is not None and not _shiftable(kept):
+                break  # (not cached: judged afresh)
+            k -= 1
+        return k
 
     def _common_bound(self, old_serials: list) -> int:
         """The offset before which a judgement reads only structure segments
@@ -593,6 +681,17 @@ def _view_key(view: ChunkView) -> tuple:
     meta = getattr(view.obj, "meta", None)
     unit = meta.get("size_unit") if isinstance(meta, dict) else None
     return (view.position, view.start, view.end, view.tokens, view.heading_path, view.oversize, unit)
+
+
+def _previous_run_moved(doc: Document, key: Any) -> tuple[Any, int]:
+    """``(run, delta)``: :func:`_previous_run`, and how many characters
+    longer ``doc``'s text is than the text of the version that kept it
+    (``(None, 0)``: none did)."""
+    for ancestor, a, b, n in doc.lineage():
+        run = ancestor.memoised(key)
+        if run is not None:
+            return run, n - (b - a)
+    return None, 0
 
 
 def _previous_run(doc: Document, key: Any) -> Any:
