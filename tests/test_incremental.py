@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import itertools
 import random
+import re
 import weakref
 from pathlib import Path
 
@@ -920,8 +921,9 @@ def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap)
     assert updated >= 20  # the update path ran
 
 
-@pytest.mark.parametrize("config", [Settings(chunker="sentence", size=60, overlap=1),
-                                    Settings(chunker="sentence", unit="chars", size=300)])
+@pytest.mark.parametrize("config", [
+    Settings(chunker="sentence", size=60, overlap=1, extend_select=("CS104",)),
+    Settings(chunker="sentence", unit="chars", size=300)])
 def test_cuts_after_an_edit_moved_with_their_judgements_equal_a_cold_run(config, monkeypatch):
     """The sentence chunker's chunks after an edit are the previous version's,
     moved: their cuts keep the previous run's judgements, moved, instead of
@@ -936,18 +938,39 @@ def test_cuts_after_an_edit_moved_with_their_judgements_equal_a_cold_run(config,
         return k
 
     monkeypatch.setattr(validate_mod._CutJudge, "_moved_tail", spy)
+    chunks_moved = []
+    real_chunks = validate_mod._CutJudge._moved_chunks
+
+    def spy_chunks(self, keys, *args):
+        k = real_chunks(self, keys, *args)
+        chunks_moved.append(len(keys) - k)
+        return k
+
+    monkeypatch.setattr(validate_mod._CutJudge, "_moved_chunks", spy_chunks)
     rng = random.Random(config.size)
     doc = Document(corpus_text(rng, corpus_files("markdown"), 4), path="/virtual/moved.md")
     analyze(doc, config)
-    for step in range(12):
+
+    def heading_edit(r, d):
+        # a heading's title or level changes: the heading paths after it do
+        # (CS104's message names the path), the text around them does not
+        heads = [m.start() for m in re.finditer(r"(?m)^#{1,3} \w", d.text)]
+        at = r.choice(heads[: len(heads) // 2 or 1])
+        return d.with_edit(at, at, r.choice(["#", "X"]) if r.random() < 0.5 else "# Y\n\n",
+                           version=(d.version or 0) + 1)
+
+    for step in range(16):
         prev = doc
-        doc = random_edit(rng, prev)
+        doc = heading_edit(rng, prev) if step % 4 == 3 else random_edit(rng, prev)
         got = analyze(doc, config)
         assert snapshot(got) == from_scratch(doc, config), step
         with fresh_caches():
             cold = analyze(Document(doc.text, path=doc.path), config)
         assert [i.message for i in got.issues] == [i.message for i in cold.issues]
+        if config.extend_select:  # (the heading paths of chunks without their own)
+            assert any(i.code == "CS104" for i in got.issues)
     assert sum(moved) > 0 and sum(1 for m in moved if m) >= 6, moved
+    assert sum(1 for m in chunks_moved if m) >= 6, chunks_moved
 
 
 @pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))

@@ -526,19 +526,11 @@ class _CutJudge:
         sentence chunker's, the markdown chunker's) re-judges no cut past
         it."""
         old_serials, old_cuts, old_found, old_starts, old_ends = previous
-        new_serials = self.st._serials
-        n_new, n_old = len(new_serials), len(old_serials)
-        # the shared trailing segments, not all of either version's (the
-        # neighbourhood's key says whether it starts the document)
-        t = 0
-        limit = min(n_new, n_old) - 1
-        while t < limit and new_serials[n_new - 1 - t] == old_serials[n_old - 1 - t]:
-            t += 1
-        first = n_new - t
-        if t < 2:
-            return len(cuts)
         # a cut's neighbourhood starts one segment before the one holding it
-        bound = self.st._seg_starts[first + 1]
+        # (and its key says whether that is the document's first)
+        bound = self._shared_tail(old_serials)
+        if bound is None:
+            return len(cuts)
         by_position = self.ctx.by_position
         shift = len(old_cuts) - len(cuts)
         k = len(cuts)
@@ -591,29 +583,98 @@ class _CutJudge:
         that are the last run's chunks (same place, size, heading path, size
         flag and unit) keep that run's issues, when what every chunk's checks
         share is unchanged too: the settings, the document's first content,
-        whether it has headings and whether it has more than one chunk."""
+        whether it has headings and whether it has more than one chunk. So do
+        the trailing chunks that are the last run's moved by the edit, moved
+        (see :meth:`_moved_chunks`)."""
         ctx = self.ctx
         st = self.st
         views = ctx.chunks
+        keys = [_view_key(v) for v in views]
         shared = (ctx.settings, first_content, st.has_headings, len(views) < 2)
         key = ("validate-chunks", self.rules)
-        previous = _previous_run(ctx.doc, key)
+        previous, delta, old_st = None, 0, None
+        for ancestor, a, b, ins in ctx.doc.lineage():
+            run = ancestor.memoised(key)
+            if run is not None:
+                previous, delta, old_st = run, ins - (b - a), ancestor.memoised("structure")
+                break
         reused: list[Issue] = []
-        n = 0
+        moved: list[Issue] = []
+        n = tail = 0
         if previous is not None and previous[1] == shared:
             old_serials, _shared, old_views, old_issues = previous
             bound = self._common_bound(old_serials)
             limit = min(len(views), len(old_views))
-            while n < limit and views[n].end < bound and _view_key(views[n]) == old_views[n]:
+            while n < limit and views[n].end < bound and keys[n] == old_views[n]:
                 n += 1
             if n:
                 kept = {views[i].position for i in range(n)}
                 reused = [i for i in old_issues if i.chunk in kept]
-        fresh = chunk_issues(ctx, first_content, views[n:])
+            tail = self._moved_chunks(keys, old_views, old_serials, old_st, delta, n)
+            if tail < len(views):
+                later = {views[i].position for i in range(tail, len(views))}
+                for i in old_issues:
+                    if i.chunk in later:
+                        m = _chunk_issue_moved(i, delta)
+                        if m is None:  # (an issue this cannot move: all checked afresh)
+                            moved, tail = [], len(views)
+                            break
+                        moved.append(m)
+        else:
+            tail = len(views)
+        fresh = chunk_issues(ctx, first_content, views[n:tail])
         # the run keeps its own copies, the caller gets others (it may change them)
-        own = reused + [_copy(i) for i in fresh]
-        ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
-        return [_copy(i) for i in reused] + fresh
+        own = reused + [_copy(i) for i in fresh] + moved
+        ctx.doc.memo(key, lambda: (st._serials, shared, keys, own))
+        return [_copy(i) for i in reused] + fresh + [_copy(i) for i in moved]
+
+    def _moved_chunks(self, keys: list, old_keys: list, old_serials: list, old_st: Any,
+                      delta: int, floor: int) -> int:
+        """The first of the trailing chunks (none before ``floor``) whose
+        per-chunk issues are the last run's moved by the edit (``delta``
+        characters): the same number of chunks, each the last run's chunk at
+        the same place from the end (same number, size, heading path, size
+        flag and unit), ``delta`` further on, starting past the first
+        structure segment of those both versions share at the end (see
+        :meth:`_shared_tail`), so the blocks, sentences and text its checks
+        read are the same; and, when CS104 may apply, with the same heading
+        path at its start (read from every heading before it)."""
+        n = len(keys)
+        if n != len(old_keys):
+            return n
+        bound = self._shared_tail(old_serials)
+        if bound is None:
+            return n
+        paths = "CS104" in self.ctx.enabled and self.st.has_headings
+        if paths and old_st is None:
+            return n
+        st = self.st
+        k = n
+        while k > floor:
+            new, old = keys[k - 1], old_keys[k - 1]
+            # (position, start, end, tokens, heading_path, oversize, unit)
+            if (new[1] < bound or new[1] != old[1] + delta or new[2] != old[2] + delta
+                    or new[0] != old[0] or new[3:] != old[3:]):
+                break
+            if paths and not new[4] and st.heading_path_at(new[1]) != old_st.heading_path_at(old[1]):
+                break
+            k -= 1
+        return k
+
+    def _shared_tail(self, old_serials: list) -> int | None:
+        """The offset from which every structure segment and the one before
+        it are segments the version of ``old_serials`` ends with too (same
+        texts and parses, so ``delta`` further on there), the first segment
+        of either version left out; None when there is no such offset."""
+        new_serials = self.st._serials
+        n_new, n_old = len(new_serials), len(old_serials)
+        t = 0
+        limit = min(n_new, n_old) - 1
+        while t < limit and new_serials[n_new - 1 - t] == old_serials[n_old - 1 - t]:
+            t += 1
+        if t < 2:
+            return None
+        return self.st._seg_starts[n_new - t + 1]
 
     def judge(self, cut: Any) -> Issue | None:
         return self._judge_own(cut)[0]
@@ -657,6 +718,35 @@ class _CutJudge:
         size = len(message) if type(message) is str else 300 + len(message[8])
         _CUT_CACHE.put(key, (lo, own), 900 + size + len(found.data) * 120)
         return found, own
+
+
+#: ``data`` keys of per-chunk issues holding offsets (a list of ints) ...
+_CHUNK_OFFSET_KEYS = frozenset({"chunk_span"})
+#: ... and those holding anything else; an issue with another key is not moved
+_CHUNK_PLAIN_KEYS = frozenset({"tokens", "size", "min_tokens", "phrase", "heading_path", "limit"})
+
+
+def _chunk_issue_moved(issue: Issue, delta: int) -> Issue | None:
+    """A copy of a per-chunk issue ``delta`` characters further on (None: one
+    this cannot move — a key it does not know, a range besides its own)."""
+    data = issue.data
+    if (issue.cut is not None or issue.related is not None or issue.unit is not None
+            or type(issue._message) is not str or not isinstance(data, dict)):
+        return None
+    own = {}
+    for k, v in data.items():
+        if k in _CHUNK_OFFSET_KEYS:
+            if type(v) is not list or any(type(x) is not int for x in v):
+                return None
+            v = [x + delta for x in v]
+        elif k not in _CHUNK_PLAIN_KEYS:
+            return None
+        elif isinstance(v, list):
+            v = list(v)
+        own[k] = v
+    return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start + delta,
+                 issue.end + delta, issue.chunk, issue.other_chunk, None, None,
+                 issue.related_message, issue.fix, own, None)
 
 
 def _copy(issue: Issue, text: str | None = None) -> Issue:
