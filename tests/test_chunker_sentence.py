@@ -228,3 +228,31 @@ def test_property_sentence_chunks(sentences, size, overlap, tokens):
     chunks = chunk(text, sizer, size=size, overlap=overlap)
     check(text, chunks, size, sizer)
     assert chunk(text, sizer, size=size, overlap=overlap) == chunks
+
+
+def test_chunks_are_the_dataclass_chunks_field_by_field():
+    """The chunker makes its chunks with ``chunk_of`` (no dataclass
+    ``__init__``): each is what ``Chunk(...)`` with the same fields makes."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from chunkseam.chunk import Chunk, chunk_of
+
+    text = "One sentence here. Another one follows it!\n\nA new paragraph? Yes. " * 20
+    chunks = chunk(text, size=30, overlap=1)
+    assert len(chunks) > 3
+    for c in chunks:
+        made = Chunk(c.start, c.end, c.index, source=text, tokens=c.tokens, strategy="sentence",
+                     oversize=c.tokens > 30, meta={"sentences": c.meta["sentences"]})
+        assert type(c) is Chunk
+        assert c == made and hash(c) == hash(made) and repr(c) == repr(made)
+        assert vars(c) == vars(made)
+        assert dataclasses.asdict(c) == dataclasses.asdict(made)
+        assert pickle.loads(pickle.dumps(c)) == made
+        assert copy.copy(c) == made and c.to_dict() == made.to_dict()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            c.start = 0
+    fields = [f.name for f in dataclasses.fields(Chunk)]
+    values = {name: object() for name in fields}
+    assert vars(chunk_of(**values)) == vars(Chunk(**values))  # every field, none more

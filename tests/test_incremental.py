@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import itertools
 import random
+import re
 import weakref
 from pathlib import Path
 
@@ -887,6 +888,89 @@ def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[i
             got = chunk_tuples(make_chunks(doc, config)[1])
             assert got == cold_chunks(doc, config), (config, n, len(doc.text))
     return hits[0], doc
+
+
+@pytest.mark.parametrize("unit,size,overlap", [("tokens", 60, 1), ("chars", 250, 2)])
+def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap):
+    """The sentence run an edit updates (paragraphs, sentences, chunks kept as
+    lists of ints, shifted past the edit) is, list by list, a fresh run's."""
+    from chunkseam.analysis import sizer_for
+
+    sizer = sizer_for(Settings(chunker="sentence", unit=unit, size=size))
+    rng = random.Random(size)
+    doc = Document(corpus_text(rng, corpus_files("markdown"), 3), path="/virtual/s.md")
+    resync_mod.sentence_run(doc, sizer, size, overlap)
+    fields = ("para_starts", "para_ends", "starts", "s_starts", "s_ends", "firsts", "lasts",
+              "units")
+    updated = 0
+    with counting_updates() as hits:
+        for _ in range(25):
+            prev = doc
+            doc = random_edit(rng, prev)
+            if rng.random() < 0.3:  # paragraphs split and joined
+                a = rng.randrange(len(doc.text) + 1)
+                doc = doc.with_edit(a, a + rng.choice([0, 2]), rng.choice(["\n\n", "", "x. Y"]))
+            got = resync_mod.sentence_run(doc, sizer, size, overlap)
+            fresh = resync_mod.sentence_run(Document(doc.text), sizer, size, overlap)
+            for name in fields:
+                assert getattr(got, name) == getattr(fresh, name), name
+            assert got.spans == list(zip(fresh.s_starts, fresh.s_ends))
+            assert got.runs == list(zip(fresh.firsts, fresh.lasts, fresh.units))
+            assert all(type(x) is int for name in fields for x in getattr(got, name))
+        updated = hits[0]
+    assert updated >= 20  # the update path ran
+
+
+@pytest.mark.parametrize("config", [
+    Settings(chunker="sentence", size=60, overlap=1, extend_select=("CS104",)),
+    Settings(chunker="sentence", unit="chars", size=300)])
+def test_cuts_after_an_edit_moved_with_their_judgements_equal_a_cold_run(config, monkeypatch):
+    """The sentence chunker's chunks after an edit are the previous version's,
+    moved: their cuts keep the previous run's judgements, moved, instead of
+    being judged again. Every version's issues (messages too) are a cold
+    run's, and the moved judgements were used."""
+    moved = []
+    real = validate_mod._CutJudge._moved_tail
+
+    def spy(self, cuts, previous, delta, floor):
+        k = real(self, cuts, previous, delta, floor)
+        moved.append(len(cuts) - k)
+        return k
+
+    monkeypatch.setattr(validate_mod._CutJudge, "_moved_tail", spy)
+    chunks_moved = []
+    real_chunks = validate_mod._CutJudge._moved_chunks
+
+    def spy_chunks(self, keys, *args):
+        k = real_chunks(self, keys, *args)
+        chunks_moved.append(len(keys) - k)
+        return k
+
+    monkeypatch.setattr(validate_mod._CutJudge, "_moved_chunks", spy_chunks)
+    rng = random.Random(config.size)
+    doc = Document(corpus_text(rng, corpus_files("markdown"), 4), path="/virtual/moved.md")
+    analyze(doc, config)
+
+    def heading_edit(r, d):
+        # a heading's title or level changes: the heading paths after it do
+        # (CS104's message names the path), the text around them does not
+        heads = [m.start() for m in re.finditer(r"(?m)^#{1,3} \w", d.text)]
+        at = r.choice(heads[: len(heads) // 2 or 1])
+        return d.with_edit(at, at, r.choice(["#", "X"]) if r.random() < 0.5 else "# Y\n\n",
+                           version=(d.version or 0) + 1)
+
+    for step in range(16):
+        prev = doc
+        doc = heading_edit(rng, prev) if step % 4 == 3 else random_edit(rng, prev)
+        got = analyze(doc, config)
+        assert snapshot(got) == from_scratch(doc, config), step
+        with fresh_caches():
+            cold = analyze(Document(doc.text, path=doc.path), config)
+        assert [i.message for i in got.issues] == [i.message for i in cold.issues]
+        if config.extend_select:  # (the heading paths of chunks without their own)
+            assert any(i.code == "CS104" for i in got.issues)
+    assert sum(moved) > 0 and sum(1 for m in moved if m) >= 6, moved
+    assert sum(1 for m in chunks_moved if m) >= 6, chunks_moved
 
 
 @pytest.mark.parametrize("strategy", sorted(STRATEGY_SETTINGS))

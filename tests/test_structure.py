@@ -258,6 +258,17 @@ def test_heading_paths():
     assert [h.title for h in st.headings] == ["A", "B", "D (skips a level)", "C", "Setext"]
 
 
+def test_heading_paths_at_many_offsets_in_one_go():
+    text = "intro\n\n# A\n\na\n\n## B\n\nb\n\n# C\n\nc\n" * 3
+    st = structure(Document(text))
+    offsets = list(range(len(text) + 1))
+    offsets += offsets[::-7] + [0, len(text), 5]  # any order, repeats
+    got = st.heading_paths_at(offsets)
+    assert got == [st.heading_path_at(o) for o in offsets]
+    assert got[0] == () and got[text.index("b")] == ("A", "B") and got[len(text)] == ("C",)
+    assert structure(Document("no headings\n")).heading_paths_at([0, 3]) == [(), ()]
+
+
 def test_heading_titles_drop_inline_markup():
     text = "# The `foo` [link](http://x) *em* ##\n\n## Title {#anchor}\n"
     st = structure(Document(text))

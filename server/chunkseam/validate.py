@@ -348,29 +348,38 @@ def clear_caches() -> None:
     base.clear_caches()
 
 
-def _own_copy(issue: Issue) -> Issue | None:
-    """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
-    all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
-    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
-    as it is, without the document's text (see :class:`CutMessage`)."""
+def _shiftable(issue: Issue) -> bool:
+    """Whether ``issue`` may be cached and moved: its ``data`` keys all in
+    :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
+    :data:`_PLAIN_KEYS`."""
     data = issue.data
     if not isinstance(data, dict):
-        return None
-    own = {}
+        return False
     for k, v in data.items():
         if k in _OFFSET_KEYS:
             t = type(v)
             if t is list:
                 for x in v:
                     if type(x) is not int:  # (not a bool, nor another int type)
-                        return None
-                v = v.copy()
+                        return False
             elif t is not int:
-                return None
+                return False
         elif k not in _PLAIN_KEYS:
-            return None
-        elif isinstance(v, list):
-            v = list(v)
+            return False
+    return True
+
+
+def _own_copy(issue: Issue) -> Issue | None:
+    """``_shifted(issue, 0)`` when ``issue`` may be cached (its ``data`` keys
+    all in :data:`_OFFSET_KEYS`, with int or list-of-int values, or in
+    :data:`_PLAIN_KEYS`), else None. A message still to be written is kept
+    as it is, without the document's text (see :class:`CutMessage`)."""
+    if not _shiftable(issue):
+        return None
+    own = {}
+    for k, v in issue.data.items():
+        if isinstance(v, list):
+            v = v.copy()
         own[k] = v
     related, unit = issue.related, issue.unit
     return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start, issue.end,
@@ -438,12 +447,15 @@ class _CutJudge:
         key :meth:`judge` would look up is then the same (same segments around
         it, same relative offsets), so is its judgement — found without
         computing the key, per edit only the cuts from the edit on are looked
-        up. The run is kept on the document for the next version."""
+        up. Those after the edit's neighbourhood that are that run's cuts moved
+        by the edit are that run's judgements, moved (see :meth:`_moved_tail`).
+        The run is kept on the document for the next version."""
         ctx = self.ctx
         text = ctx.text
         key = ("validate-cuts", self.rules)
-        previous = _previous_run(ctx.doc, key)
+        previous, delta = _previous_run_moved(ctx.doc, key)
         reused = 0
+        tail = len(cuts)
         found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
         out: list[Issue] = []
         if previous is not None:
@@ -474,17 +486,85 @@ class _CutJudge:
                 if kept is not None:
                     out.append(_copy(kept, text))
                 reused += 1
-        for k, cut in enumerate(cuts[reused:]):
+            tail = self._moved_tail(cuts, previous, delta, reused)
+        for k, cut in enumerate(cuts[reused:tail]):
             if not k % budget.STRIDE:
                 budget.check("checking the cuts")
             found, own = self._judge_own(cut)
             found_all.append(own)
             if found is not None:
                 out.append(found)
+        if tail < len(cuts):
+            # the previous run's judgements, moved as a cache hit moves them
+            old_found = previous[2]
+            shift = len(previous[1]) - len(cuts)
+            reach = ctx.reach
+            for k in range(tail, len(cuts)):
+                kept = old_found[k + shift]
+                if kept is None:
+                    found_all.append(None)
+                    continue
+                found = _shifted(kept, delta, text, reach(cuts[k]))
+                out.append(found)
+                found_all.append(_copy(found, None))
         starts = {v.position: v.start for v in ctx.chunks}
         ends = {v.position: v.end for v in ctx.chunks}
         ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends))
         return out
+
+    def _moved_tail(self, cuts: list, previous: tuple, delta: int, floor: int) -> int:
+        """The first of the trailing cuts (none before ``floor``) whose
+        judgements are the previous run's moved by the edit (``delta``
+        characters): each is the cut the previous run had at the same place
+        from the end, ``delta`` further on, between the same chunks (same
+        numbers, moved by ``delta`` too), in a neighbourhood of structure
+        segments both versions share (the trailing segments with the same
+        texts and parses, so ``delta`` further on): the key :meth:`judge`
+        would look up is the previous run's key for that cut, so the
+        judgement is its own, moved (as :meth:`_judge_own` moves a cached
+        one). An edit that leaves the chunks after it as they were (the
+        sentence chunker's, the markdown chunker's) re-judges no cut past
+        it."""
+        old_serials, old_cuts, old_found, old_starts, old_ends = previous
+        # a cut's neighbourhood starts one segment before the one holding it
+        # (and its key says whether that is the document's first)
+        bound = self._shared_tail(old_serials)
+        if bound is None:
+            return len(cuts)
+        by_position = self.ctx.by_position
+        shift = len(old_cuts) - len(cuts)
+        k = len(cuts)
+        while k > floor and k - 1 + shift >= 0:
+            cut = cuts[k - 1]
+            old = old_cuts[k - 1 + shift]
+            offset, alt = cut.offset, cut.alt
+            if offset < bound or offset != old.offset + delta:
+                break
+            if alt is None:
+                if old.alt is not None:
+                    break
+            elif alt < bound or old.alt is None or alt != old.alt + delta:
+                break
+            left, right = cut.left, cut.right
+            if left != old.left or right != old.right or cut.side != old.side:
+                break
+            if left is not None:
+                view = by_position.get(left)
+                was = old_starts.get(left)
+                if view is None or was is None or view.start != was + delta:
+                    break
+            if right is not None:
+                view = by_position.get(right)
+                was = old_starts.get(right)
+                end = old_ends.get(right)
+                if (view is None or was is None or view.start != was + delta
+                        or view.end != end + delta):
+                    break
+            kept = old_found[k - 1 + shift]
+            if kept is not None and not _shiftable(kept):
+                break  # (not cached: judged afresh)
+            k -= 1
+        return k
 
     def _common_bound(self, old_serials: list) -> int:
         """The offset before which a judgement reads only structure segments
@@ -503,29 +583,98 @@ class _CutJudge:
         that are the last run's chunks (same place, size, heading path, size
         flag and unit) keep that run's issues, when what every chunk's checks
         share is unchanged too: the settings, the document's first content,
-        whether it has headings and whether it has more than one chunk."""
+        whether it has headings and whether it has more than one chunk. So do
+        the trailing chunks that are the last run's moved by the edit, moved
+        (see :meth:`_moved_chunks`)."""
         ctx = self.ctx
         st = self.st
         views = ctx.chunks
+        keys = [_view_key(v) for v in views]
         shared = (ctx.settings, first_content, st.has_headings, len(views) < 2)
         key = ("validate-chunks", self.rules)
-        previous = _previous_run(ctx.doc, key)
+        previous, delta, old_st = None, 0, None
+        for ancestor, a, b, ins in ctx.doc.lineage():
+            run = ancestor.memoised(key)
+            if run is not None:
+                previous, delta, old_st = run, ins - (b - a), ancestor.memoised("structure")
+                break
         reused: list[Issue] = []
-        n = 0
+        moved: list[Issue] = []
+        n = tail = 0
         if previous is not None and previous[1] == shared:
             old_serials, _shared, old_views, old_issues = previous
             bound = self._common_bound(old_serials)
             limit = min(len(views), len(old_views))
-            while n < limit and views[n].end < bound and _view_key(views[n]) == old_views[n]:
+            while n < limit and views[n].end < bound and keys[n] == old_views[n]:
                 n += 1
             if n:
                 kept = {views[i].position for i in range(n)}
                 reused = [i for i in old_issues if i.chunk in kept]
-        fresh = chunk_issues(ctx, first_content, views[n:])
+            tail = self._moved_chunks(keys, old_views, old_serials, old_st, delta, n)
+            if tail < len(views):
+                later = {views[i].position for i in range(tail, len(views))}
+                for i in old_issues:
+                    if i.chunk in later:
+                        m = _chunk_issue_moved(i, delta)
+                        if m is None:  # (an issue this cannot move: all checked afresh)
+                            moved, tail = [], len(views)
+                            break
+                        moved.append(m)
+        else:
+            tail = len(views)
+        fresh = chunk_issues(ctx, first_content, views[n:tail])
         # the run keeps its own copies, the caller gets others (it may change them)
-        own = reused + [_copy(i) for i in fresh]
-        ctx.doc.memo(key, lambda: (st._serials, shared, [_view_key(v) for v in views], own))
-        return [_copy(i) for i in reused] + fresh
+        own = reused + [_copy(i) for i in fresh] + moved
+        ctx.doc.memo(key, lambda: (st._serials, shared, keys, own))
+        return [_copy(i) for i in reused] + fresh + [_copy(i) for i in moved]
+
+    def _moved_chunks(self, keys: list, old_keys: list, old_serials: list, old_st: Any,
+                      delta: int, floor: int) -> int:
+        """The first of the trailing chunks (none before ``floor``) whose
+        per-chunk issues are the last run's moved by the edit (``delta``
+        characters): the same number of chunks, each the last run's chunk at
+        the same place from the end (same number, size, heading path, size
+        flag and unit), ``delta`` further on, starting past the first
+        structure segment of those both versions share at the end (see
+        :meth:`_shared_tail`), so the blocks, sentences and text its checks
+        read are the same; and, when CS104 may apply, with the same heading
+        path at its start (read from every heading before it)."""
+        n = len(keys)
+        if n != len(old_keys):
+            return n
+        bound = self._shared_tail(old_serials)
+        if bound is None:
+            return n
+        paths = "CS104" in self.ctx.enabled and self.st.has_headings
+        if paths and old_st is None:
+            return n
+        st = self.st
+        k = n
+        while k > floor:
+            new, old = keys[k - 1], old_keys[k - 1]
+            # (position, start, end, tokens, heading_path, oversize, unit)
+            if (new[1] < bound or new[1] != old[1] + delta or new[2] != old[2] + delta
+                    or new[0] != old[0] or new[3:] != old[3:]):
+                break
+            if paths and not new[4] and st.heading_path_at(new[1]) != old_st.heading_path_at(old[1]):
+                break
+            k -= 1
+        return k
+
+    def _shared_tail(self, old_serials: list) -> int | None:
+        """The offset from which every structure segment and the one before
+        it are segments the version of ``old_serials`` ends with too (same
+        texts and parses, so ``delta`` further on there), the first segment
+        of either version left out; None when there is no such offset."""
+        new_serials = self.st._serials
+        n_new, n_old = len(new_serials), len(old_serials)
+        t = 0
+        limit = min(n_new, n_old) - 1
+        while t < limit and new_serials[n_new - 1 - t] == old_serials[n_old - 1 - t]:
+            t += 1
+        if t < 2:
+            return None
+        return self.st._seg_starts[n_new - t + 1]
 
     def judge(self, cut: Any) -> Issue | None:
         return self._judge_own(cut)[0]
@@ -571,6 +720,35 @@ class _CutJudge:
         return found, own
 
 
+#: ``data`` keys of per-chunk issues holding offsets (a list of ints) ...
+_CHUNK_OFFSET_KEYS = frozenset({"chunk_span"})
+#: ... and those holding anything else; an issue with another key is not moved
+_CHUNK_PLAIN_KEYS = frozenset({"tokens", "size", "min_tokens", "phrase", "heading_path", "limit"})
+
+
+def _chunk_issue_moved(issue: Issue, delta: int) -> Issue | None:
+    """A copy of a per-chunk issue ``delta`` characters further on (None: one
+    this cannot move — a key it does not know, a range besides its own)."""
+    data = issue.data
+    if (issue.cut is not None or issue.related is not None or issue.unit is not None
+            or type(issue._message) is not str or not isinstance(data, dict)):
+        return None
+    own = {}
+    for k, v in data.items():
+        if k in _CHUNK_OFFSET_KEYS:
+            if type(v) is not list or any(type(x) is not int for x in v):
+                return None
+            v = [x + delta for x in v]
+        elif k not in _CHUNK_PLAIN_KEYS:
+            return None
+        elif isinstance(v, list):
+            v = list(v)
+        own[k] = v
+    return Issue(issue.code, issue.name, issue.severity, issue._message, issue.start + delta,
+                 issue.end + delta, issue.chunk, issue.other_chunk, None, None,
+                 issue.related_message, issue.fix, own, None)
+
+
 def _copy(issue: Issue, text: str | None = None) -> Issue:
     """A copy of ``issue`` that shares nothing changeable with it (its data's
     lists copied, as :func:`_shifted` copies them). A message still to be
@@ -593,6 +771,17 @@ def _view_key(view: ChunkView) -> tuple:
     meta = getattr(view.obj, "meta", None)
     unit = meta.get("size_unit") if isinstance(meta, dict) else None
     return (view.position, view.start, view.end, view.tokens, view.heading_path, view.oversize, unit)
+
+
+def _previous_run_moved(doc: Document, key: Any) -> tuple[Any, int]:
+    """``(run, delta)``: :func:`_previous_run`, and how many characters
+    longer ``doc``'s text is than the text of the version that kept it
+    (``(None, 0)``: none did)."""
+    for ancestor, a, b, n in doc.lineage():
+        run = ancestor.memoised(key)
+        if run is not None:
+            return run, n - (b - a)
+    return None, 0
 
 
 def _previous_run(doc: Document, key: Any) -> Any:

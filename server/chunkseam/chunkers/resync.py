@@ -491,28 +491,56 @@ def langchain_update(doc: Document, splitter: Any, sizer: Any, size: int, overla
 
 
 class SentenceRun:
-    """``paras`` (paragraph spans), ``starts[p]`` the index of paragraph
-    ``p``'s first sentence, ``spans`` the sentences, ``runs`` the chunks
-    ``(i, j, units)`` over sentences ``i..j``."""
+    """``para_starts``/``para_ends`` the paragraphs, ``starts[p]`` the index
+    of paragraph ``p``'s first sentence, ``s_starts``/``s_ends`` the
+    sentences, and the chunks: run ``r`` holds sentences ``firsts[r]`` to
+    ``lasts[r]`` and measures ``units[r]``.
 
-    __slots__ = ("paras", "starts", "spans", "runs")
+    Each is a plain list of ints (not a list of tuples): an edit copies them
+    shifted, and ints, unlike tuples, are no work for the garbage collector
+    (a tuple per sentence made on every edit sets off collections)."""
+
+    __slots__ = ("para_starts", "para_ends", "starts", "s_starts", "s_ends", "firsts", "lasts",
+                 "units")
 
     def __init__(self) -> None:
-        self.paras: list[tuple[int, int]] = []
+        self.para_starts: list[int] = []
+        self.para_ends: list[int] = []
         self.starts: list[int] = []
-        self.spans: list[tuple[int, int]] = []
-        self.runs: list[tuple[int, int, int]] = []
+        self.s_starts: list[int] = []
+        self.s_ends: list[int] = []
+        self.firsts: list[int] = []
+        self.lasts: list[int] = []
+        self.units: list[int] = []
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The sentences as ``(start, end)``."""
+        return list(zip(self.s_starts, self.s_ends))
+
+    @property
+    def runs(self) -> list[tuple[int, int, int]]:
+        """The chunks as ``(first sentence, last sentence, units)``."""
+        return list(zip(self.firsts, self.lasts, self.units))
 
     def state(self, r: int) -> tuple[int, int]:
         """The state ``(i, floor)`` before run ``r``."""
-        return self.runs[r][0], (self.runs[r - 1][1] + 1 if r else 0)
+        return self.firsts[r], (self.lasts[r - 1] + 1 if r else 0)
 
 
-def _paragraphs_around(text: str, old: list[tuple[int, int]], a: int, b: int,
+def _shifted(values: list[int], k: int, delta: int) -> list[int]:
+    """``values[k:]``, each plus ``delta``."""
+    if not delta:
+        return values[k:]
+    return list(map(delta.__add__, values[k:]))
+
+
+def _paragraphs_around(text: str, old_starts: list[int], old_ends: list[int], a: int, b: int,
                        ins: int) -> tuple[int, list[tuple[int, int]], int]:
     """The paragraphs of ``text`` (the old text with ``[a, b)`` replaced by
     ``ins`` characters) around the edit: ``(p0, scanned, p1)`` where the new
-    paragraphs are ``old[:p0] + scanned + old[p1:]`` (shifted).
+    paragraphs are the old ones before ``p0``, ``scanned``, and the old ones
+    from ``p1`` on (shifted); the old paragraphs are ``old_starts``/``old_ends``.
 
     Paragraphs are the text between matches of a blank-line pattern, which
     reads only line breaks and blanks and stops at the first other
@@ -523,11 +551,9 @@ def _paragraphs_around(text: str, old: list[tuple[int, int]], a: int, b: int,
     from .sentence import _BLANK_LINES, _NON_SPACE
 
     delta = ins - (b - a)
-    p0 = max(0, bisect_right([p[1] for p in old], a) - 1)
-    start = old[p0][0] if p0 < len(old) else 0
-    if p0 == 0:
-        start = 0
-    old_starts = [p[0] for p in old]
+    n = len(old_starts)
+    p0 = max(0, bisect_right(old_ends, a) - 1)
+    start = old_starts[p0] if 0 < p0 < n else 0
     scanned: list[tuple[int, int]] = []
     for m in _BLANK_LINES.finditer(text, start):
         if _NON_SPACE.search(text, start, m.start()):
@@ -535,12 +561,12 @@ def _paragraphs_around(text: str, old: list[tuple[int, int]], a: int, b: int,
         start = m.end()
         if m.start() >= a + ins:
             q = bisect_left(old_starts, start - delta)
-            if (0 < q < len(old) and old[q][0] == start - delta
-                    and old[q - 1][1] == m.start() - delta):
+            if (0 < q < n and old_starts[q] == start - delta
+                    and old_ends[q - 1] == m.start() - delta):
                 return p0, scanned, q
     if _NON_SPACE.search(text, start):
         scanned.append((start, len(text)))
-    return p0, scanned, len(old)
+    return p0, scanned, n
 
 
 def sentence_run(doc: Document, sizer: Any, size: int, overlap: int) -> SentenceRun:
@@ -562,59 +588,79 @@ def sentence_run(doc: Document, sizer: Any, size: int, overlap: int) -> Sentence
     if previous is not None:
         old, a, b, ins = previous
         delta = ins - (b - a)
-        p0, scanned, p1_old = _paragraphs_around(text, old.paras, a, b, ins)
-        paras = old.paras[:p0]
-        paras.extend(scanned)
-        paras.extend((s + delta, e + delta) for s, e in old.paras[p1_old:])
-        p1_new = p0 + len(scanned)
-        c0 = old.starts[p0] if p0 < len(old.starts) else len(old.spans)
-        c1_old = old.starts[p1_old] if p1_old < len(old.starts) else len(old.spans)
-        spans = old.spans[:c0]
+        p0, scanned, p1_old = _paragraphs_around(text, old.para_starts, old.para_ends, a, b, ins)
+        para_starts = old.para_starts[:p0]
+        para_ends = old.para_ends[:p0]
+        para_starts.extend(s for s, _e in scanned)
+        para_ends.extend(e for _s, e in scanned)
+        para_starts.extend(_shifted(old.para_starts, p1_old, delta))
+        para_ends.extend(_shifted(old.para_ends, p1_old, delta))
+        n_old = len(old.s_starts)
+        c0 = old.starts[p0] if p0 < len(old.starts) else n_old
+        c1_old = old.starts[p1_old] if p1_old < len(old.starts) else n_old
+        s_starts = old.s_starts[:c0]
+        s_ends = old.s_ends[:c0]
         starts = old.starts[:p0]
-        for ps, pe in paras[p0:p1_new]:
-            starts.append(len(spans))
-            spans.extend(paragraph_sentences(text, ps, pe))
-        c1_new = len(spans)
+        for ps, pe in scanned:
+            starts.append(len(s_starts))
+            for s, e in paragraph_sentences(text, ps, pe):
+                s_starts.append(s)
+                s_ends.append(e)
+        c1_new = len(s_starts)
         shift = c1_new - c1_old
-        starts.extend(x + shift for x in old.starts[p1_old:])
-        spans.extend((s + delta, e + delta) for s, e in old.spans[c1_old:])
+        starts.extend(_shifted(old.starts, p1_old, shift))
+        s_starts.extend(_shifted(old.s_starts, c1_old, delta))
+        s_ends.extend(_shifted(old.s_ends, c1_old, delta))
     else:
-        paras = paragraphs(text)
-        spans, starts = [], []
-        for ps, pe in paras:
-            starts.append(len(spans))
-            spans.extend(paragraph_sentences(text, ps, pe))
-    new.paras = paras
-    new.spans = spans
-    new.starts = starts
-    n = len(spans)
-    exact, first, unit = measures(text, spans, sizer)
-    if old is None or not old.runs:
-        new.runs = _greedy(n, exact, first, unit, size, overlap) if n else []
+        para_starts, para_ends, starts, s_starts, s_ends = [], [], [], [], []
+        for ps, pe in paragraphs(text):
+            para_starts.append(ps)
+            para_ends.append(pe)
+            starts.append(len(s_starts))
+            for s, e in paragraph_sentences(text, ps, pe):
+                s_starts.append(s)
+                s_ends.append(e)
+    new.para_starts, new.para_ends, new.starts = para_starts, para_ends, starts
+    new.s_starts, new.s_ends = s_starts, s_ends
+    n = len(s_starts)
+    exact, first, unit = measures(text, s_starts, s_ends, sizer)
+    if old is None or not old.firsts:
+        walked = _greedy(n, exact, first, unit, size, overlap) if n else []
+        new.firsts = [i for i, _j, _t in walked]
+        new.lasts = [j for _i, j, _t in walked]
+        new.units = [t for _i, _j, t in walked]
     else:
         # keep the chunks that read only sentences before the first changed
         # one (a chunk reads the sentence after it too), less one
-        kept_runs = bisect_left([r[1] for r in old.runs], c0 - 1)
+        kept_runs = bisect_left(old.lasts, c0 - 1)
         r0 = max(0, kept_runs - 1)
-        runs = old.runs[:r0]
-        old_starts = [r[0] for r in old.runs]
+        old_firsts = old.firsts
         met: list[int] = []
 
         def meet(i: int, floor: int) -> bool:
             if i < c1_new or floor < c1_new:
                 return False
-            r = bisect_left(old_starts, i - shift)
-            if r < len(old_starts) and old_starts[r] == i - shift and (
+            r = bisect_left(old_firsts, i - shift)
+            if r < len(old_firsts) and old_firsts[r] == i - shift and (
                 old.state(r)[1] == floor - shift
             ):
                 met.append(r)
                 return True
             return False
 
-        _greedy(n, exact, first, unit, size, overlap, start=old.state(r0), runs=runs, meet=meet)
+        walked = _greedy(n, exact, first, unit, size, overlap, start=old.state(r0), meet=meet)
+        firsts = old_firsts[:r0]
+        lasts = old.lasts[:r0]
+        units = old.units[:r0]
+        for i, j, t in walked:
+            firsts.append(i)
+            lasts.append(j)
+            units.append(t)
         if met:
-            runs.extend((i + shift, j + shift, t) for i, j, t in old.runs[met[0]:])
-        new.runs = runs
+            firsts.extend(_shifted(old_firsts, met[0], shift))
+            lasts.extend(_shifted(old.lasts, met[0], shift))
+            units.extend(old.units[met[0]:])
+        new.firsts, new.lasts, new.units = firsts, lasts, units
     if key is not None:
         doc.memo(key, lambda: new)
     return new

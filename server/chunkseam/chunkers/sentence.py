@@ -28,7 +28,7 @@ import re
 from typing import Any, Callable
 
 from .. import budget
-from ..chunk import Chunk
+from ..chunk import Chunk, chunk_of
 from ..document import Document
 from ..sentences import segment
 from ..tokens import Sizer
@@ -186,26 +186,31 @@ class SentenceChunker:
         from .resync import sentence_run
 
         run = sentence_run(doc, sizer, size, overlap)
-        return [
-            Chunk(run.spans[i][0], run.spans[j][1], k, source=text, tokens=tokens,
-                  strategy=name, oversize=tokens > size, meta={"sentences": j - i + 1})
-            for k, (i, j, tokens) in enumerate(run.runs)
-        ]
+        s_starts, s_ends = run.s_starts, run.s_ends
+        out = []
+        append = out.append
+        k = 0
+        for i, j, tokens in zip(run.firsts, run.lasts, run.units):
+            append(chunk_of(s_starts[i], s_ends[j], k, text, tokens, name, (), tokens > size,
+                            {"sentences": j - i + 1}))
+            k += 1
+        return out
 
 
-def measures(text: str, spans: list[tuple[int, int]], sizer: Sizer) -> tuple[
+def measures(text: str, starts: list[int], ends: list[int], sizer: Sizer) -> tuple[
         Callable[[int, int], int], Callable[[int], int], Callable[[int], int]]:
-    """``exact``, ``first`` and ``unit`` of :func:`_greedy` for ``spans``."""
+    """``exact``, ``first`` and ``unit`` of :func:`_greedy` for the sentences
+    ``starts[k]``..``ends[k]``."""
     if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
 
         def exact(i: int, j: int) -> int:
-            return spans[j][1] - spans[i][0]
+            return ends[j] - starts[i]
 
         def first(i: int) -> int:
-            return spans[i][1] - spans[i][0]
+            return ends[i] - starts[i]
 
         def unit(m: int) -> int:
-            return spans[m][1] - spans[m - 1][1]
+            return ends[m] - ends[m - 1]
 
         return exact, first, unit
     count = sizer.count
@@ -216,23 +221,22 @@ def measures(text: str, spans: list[tuple[int, int]], sizer: Sizer) -> tuple[
     def first(i: int) -> int:
         c = alone.get(i)
         if c is None:
-            s, e = spans[i]
-            c = alone[i] = count(text[s:e])
+            c = alone[i] = count(text[starts[i] : ends[i]])
         return c
 
     def unit(m: int) -> int:
         # sentence m with the whitespace before it: how it sits in a chunk
         c = joined.get(m)
         if c is None:
-            c = joined[m] = count(text[spans[m - 1][1] : spans[m][1]])
+            c = joined[m] = count(text[ends[m - 1] : ends[m]])
         return c
 
     def exact(i: int, j: int) -> int:
         if i == j:
             return first(i)
-        pieces = [(spans[i][0], spans[i][1], first(i))]
-        pieces.extend((spans[m - 1][1], spans[m][1], unit(m)) for m in range(i + 1, j + 1))
-        return counter.span(spans[i][0], spans[j][1], pieces)
+        pieces = [(starts[i], ends[i], first(i))]
+        pieces.extend((ends[m - 1], ends[m], unit(m)) for m in range(i + 1, j + 1))
+        return counter.span(starts[i], ends[j], pieces)
 
     return exact, first, unit
 

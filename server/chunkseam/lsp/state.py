@@ -658,7 +658,8 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
             from ..structure import structure
 
             st = structure(result.doc)
-            paths = [p or tuple(st.heading_path_at(c.start)) for p, c in zip(paths, chunks)]
+            at = st.heading_paths_at([c.start for c in chunks])
+            paths = [p or at[k] for k, p in enumerate(paths)]
         except Exception:  # the outline is a nicety; never fail the analysis for it
             logger.debug("chunkseam: no heading paths:\n%s", traceback.format_exc())
     result.heading_paths = paths
