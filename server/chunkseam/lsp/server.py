@@ -31,6 +31,7 @@ from pygls.protocol.json_rpc import RPCRequest
 
 from .. import __version__
 from . import actions, codelens, custom, diagnostics, hover, log, notebooks, symbols, wire
+from .collector import Collector, idle_seconds_from_env
 from .log import logger
 from .settings import EditorSettings, describe_error
 from .state import DocumentStore, NotOpen, Result
@@ -774,6 +775,9 @@ def main(argv: list[str] | None = None) -> int:
     # reference cycles (old versions are freed by reference counting, see
     # tests/test_incremental.py), so little waits for the collector meanwhile.
     gc.set_threshold(700, 10, GC_THRESHOLD2)
+    # and while analyses run, no collections at all: what they keep is frozen
+    # when they end, the rest collected when the server is idle (see collector)
+    server.store.collector = Collector(idle_seconds_from_env())
     # while an analysis thread runs, the frame reader (blocking reads in a pool
     # thread) and the event loop take the GIL back after every read of the
     # pipe: each waits up to the switch interval. At Python's 5 ms a 1 MB

@@ -28,11 +28,23 @@ from typing import Any, Callable
 from lsprotocol import types
 
 from ..document import Document
+from .collector import Collector
 from .log import logger
 from .settings import EditorSettings, resolve_for
 
 #: document kinds the server analyses (the router picks the strategy)
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
+
+
+def _cycle_free(doc: Document) -> bool:
+    """Whether analysing ``doc`` makes no reference cycles (all but
+    reStructuredText, whose parse is a docutils tree of nodes that link their
+    parents; tests/test_collector.py checks the others on the corpus)."""
+    if doc.kind != "markdown":
+        return True
+    from ..rst import is_rst
+
+    return not is_rst(doc.path, doc.uri, doc.language_id)
 
 
 def _analysed(doc: Document) -> bool:
@@ -222,6 +234,9 @@ class DocumentStore:
         self.on_config_errors: Callable[[Result], None] | None = None
         #: called with (result, build) to turn issues into diagnostics (set by the server)
         self.build_diagnostics: Callable[[Result, str], list[types.Diagnostic]] | None = None
+        #: pauses the cycle collector during analyses (the server process's, see
+        #: chunkseam.lsp.collector; None: Python's collector runs as usual)
+        self.collector: Collector | None = None
 
     # -- document sync -----------------------------------------------------------
     def open(self, uri: str, text: str, version: int, language_id: str | None) -> OpenDocument:
@@ -318,6 +333,8 @@ class DocumentStore:
             except asyncio.TimeoutError:
                 return None
         loop = asyncio.get_running_loop()
+        if self.collector is not None:
+            self.collector.bind(loop)
         editor, encoding = dataclasses.replace(self.editor), self.encoding
         try:
             return await loop.run_in_executor(self.executor, self._prefetch_compute, uri, path, generation,
@@ -425,6 +442,8 @@ class DocumentStore:
             raise Stale(uri)
         ahead = self._prefetched.pop(uri, None)
         loop = asyncio.get_running_loop()
+        if self.collector is not None:
+            self.collector.bind(loop)
         return await loop.run_in_executor(self.executor, lambda: self._compute(snapshot, ahead=ahead))
 
     def _is_current(self, uri: str, version: int, generation: int, serial: int | None = None) -> bool:
@@ -433,6 +452,14 @@ class DocumentStore:
                 and (serial is None or cur.serial == serial))
 
     def _compute(self, snapshot: tuple, *, ahead: Result | None = None, prefetch: bool = False) -> Result:
+        """Runs in a worker thread: :meth:`_analyse`, with the cycle collector
+        paused meanwhile when the server has a :attr:`collector`."""
+        if self.collector is None:
+            return self._analyse(snapshot, ahead=ahead, prefetch=prefetch)
+        with self.collector.analysis(cycle_free=_cycle_free(snapshot[3])):
+            return self._analyse(snapshot, ahead=ahead, prefetch=prefetch)
+
+    def _analyse(self, snapshot: tuple, *, ahead: Result | None = None, prefetch: bool = False) -> Result:
         """Runs in a worker thread. ``ahead``: the analysis of the file made
         before it opened (see :meth:`prefetch`), taken over if it is of the
         same text, read the same way, with the same settings; ``prefetch``:
@@ -587,6 +614,8 @@ class DocumentStore:
     def shutdown(self) -> None:
         for uri in list(self._tasks):
             self.cancel(uri)
+        if self.collector is not None:
+            self.collector.close()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
