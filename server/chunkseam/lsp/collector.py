@@ -19,7 +19,8 @@ collection of everything once the server has been idle for
 :attr:`Collector.idle_seconds` (no analysis running or ended since), or
 right after the analysis (on the event loop, after its result is handed
 over) when the frozen objects have grown well past what the last full
-collection left (:attr:`Collector.growth`), so nothing can pile up while
+collection left (:attr:`Collector.growth`; before the first full
+collection, past the first count), so nothing can pile up while
 somebody types without a pause. Collections happen on the event loop's
 thread, never inside an analysis.
 
@@ -85,7 +86,9 @@ class Collector:
         self._urgent = False
         self._last_end = 0.0
         self._ends = 0
-        self._baseline = gc.get_freeze_count()
+        #: the frozen objects when last counted after a full collection (None:
+        #: not yet; the first count of the growth check sets it)
+        self._baseline: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         #: full collections made (for the log and tests)
@@ -127,7 +130,11 @@ class Collector:
                     # 1 MB document's, so only every CHECK_EVERY-th time)
                     if self._ends % self.check_every == 0:
                         factor, extra = self.growth
-                        if gc.get_freeze_count() > self._baseline * factor + extra:
+                        frozen = gc.get_freeze_count()
+                        if self._baseline is None:
+                            # (what the documents opened meanwhile keep: no reason to collect)
+                            self._baseline = frozen
+                        elif frozen > self._baseline * factor + extra:
                             self._urgent = True
             self._arm()
 
