@@ -25,7 +25,8 @@ somebody types without a pause. Collections happen on the event loop's
 thread, never inside an analysis.
 
 Analyses that make cycles themselves (reStructuredText: docutils' document
-trees link children and parents) run with the collector as usual.
+trees link children and parents) run with the collector as usual; one that
+overlaps a paused analysis leaves its cycles to the idle collection.
 
 ``CHUNKSEAM_GC_IDLE`` (seconds, for tests and debugging) sets the idle time.
 """
