@@ -180,3 +180,89 @@ async def test_will_open_for_what_cannot_be_read_changes_nothing(client: Languag
     assert stats["chunks"] >= 1
     assert not any("from disk ahead" in m.message for m in client.log_messages)
     assert analyses(client, opened) == ["1"]
+
+
+def _head_starts(client: LanguageClient) -> list:
+    """The ``chunkseam/headStartDiagnostics`` the client has received (params as JSON)."""
+    got = getattr(client, "head_starts", None)
+    if got is None:
+        got = client.head_starts = []  # type: ignore[attr-defined]
+
+        @client.feature("chunkseam/headStartDiagnostics")
+        def on_head_start(_client: object, params: object) -> None:
+            got.append(_plain(params))
+    return got
+
+
+def _plain(value: object) -> object:
+    """Params of a method pygls has no type for, as plain JSON values."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_asdict"):
+        return [_plain(v) for v in value]
+    if hasattr(value, "_asdict"):  # (pygls' namedtuple for an object)
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    return value
+
+
+def _shown(items: list) -> list:
+    """What an editor shows of diagnostics (as JSON): range, severity, code, message."""
+    return [(d["range"], d.get("severity"), d.get("code"), d["message"]) for d in items]
+
+
+@pytest.mark.parametrize("pull", [True, False], ids=["pull", "push"])
+async def test_a_head_start_asked_with_diagnostics_sends_them_before_the_document_opens(
+        client: LanguageClient, tmp_path, pull):
+    """``chunkseam/willOpen`` with ``"diagnostics": true``: once the file is
+    analysed from disk (and not open yet), the server sends its diagnostics
+    (``chunkseam/headStartDiagnostics``), and they are what the opened
+    document then gets, capped the same way."""
+    text = "\n".join([DATABASE.read_text()] * 40)
+    path = tmp_path / "early.md"
+    path.write_text(text, encoding="utf-8")
+    await initialize(client, init_options={"settings": dict(FIXED_200, trace="debug", maxDiagnostics=50)},
+                     pull=pull)
+    received = _head_starts(client)
+    uri = path.as_uri()
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": uri}, "diagnostics": True})
+
+    async def announced() -> None:
+        while not received:
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(announced(), TIMEOUT)
+    early = received[0]
+    assert early["uri"] == uri and "version" not in early
+    assert len(early["diagnostics"]) == 50  # 49 and the summary of the rest, as published
+    open_doc(client, uri, text)
+    if pull:
+        report = await asyncio.wait_for(client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(TD(uri))), TIMEOUT)
+        items = default_converter().unstructure(report)["items"]
+    else:
+        items = default_converter().unstructure(await wait_published(client, uri, version=1))["diagnostics"]
+    assert _shown(early["diagnostics"]) == _shown(items)
+    assert len(received) == 1
+
+
+async def test_a_head_start_sends_no_diagnostics_unless_asked_or_for_an_open_document(
+        client: LanguageClient, tmp_path):
+    """Without ``"diagnostics": true`` nothing is sent; nor for a document
+    already open (no head start: its own diagnostics are there)."""
+    text = "\n".join([DATABASE.read_text()] * 10)
+    quiet, opened = tmp_path / "quiet.md", tmp_path / "opened.md"
+    for f in (quiet, opened):
+        f.write_text(text, encoding="utf-8")
+    await initialize(client, init_options={"settings": dict(FIXED_200, trace="debug")}, pull=False)
+    received = _head_starts(client)
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": quiet.as_uri()}})
+    await _log_says(client, f"analysed {quiet.as_uri()} from disk ahead of its opening")
+    open_doc(client, quiet.as_uri(), text)
+    await wait_published(client, quiet.as_uri(), version=1)
+    # the head start was taken over: had it been announced, that came before
+    assert any(f"reused the analysis of {quiet.as_uri()} v(from disk)" in m.message for m in client.log_messages)
+    open_doc(client, opened.as_uri(), text)
+    await wait_published(client, opened.as_uri(), version=1)
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": opened.as_uri()}, "diagnostics": True})
+    await request(client, "chunkseam/stats", opened.as_uri())  # (after the willOpen, in order)
+    assert not any(f"{opened.as_uri()} is about to open" in m.message for m in client.log_messages)
+    assert received == []

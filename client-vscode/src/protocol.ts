@@ -82,6 +82,8 @@ export const CHUNKS_REQUEST = "chunkseam/chunks";
 export const STATS_REQUEST = "chunkseam/stats";
 /** A file's tab is there, its text not yet sent: the server may start on the file (no answer). */
 export const WILL_OPEN_NOTIFICATION = "chunkseam/willOpen";
+/** The diagnostics of a file analysed from disk before it opened (see earlyDiagnostics.ts). */
+export const HEAD_START_DIAGNOSTICS_NOTIFICATION = "chunkseam/headStartDiagnostics";
 export const SHOW_CHUNK_COMMAND = "chunkseam.showChunk";
 
 /** Compare positions: negative when a is before b. */

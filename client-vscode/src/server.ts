@@ -29,8 +29,9 @@ import {
   pythonExtensionInterpreter,
   safeWorkingDirectory,
 } from "./python";
+import { EarlyDiagnostics } from "./earlyDiagnostics";
 import { FirstDiagnosticsGate, settleMs } from "./firstDiagnostics";
-import { WILL_OPEN_NOTIFICATION } from "./protocol";
+import { HEAD_START_DIAGNOSTICS_NOTIFICATION, WILL_OPEN_NOTIFICATION } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
 import { Inspected, keepReportWhenCancelled, serverSettings } from "./settings";
 import { checkServerVersion } from "./version";
@@ -61,6 +62,13 @@ export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   /** What waits for a new document's first diagnostics (one per client). */
   private gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS);
+  /** A file's diagnostics from its head start, shown until its own arrive. */
+  private readonly earlyCollection = vscode.languages.createDiagnosticCollection("chunkseam");
+  private readonly early = new EarlyDiagnostics<vscode.Diagnostic>({
+    set: (uri, diagnostics) => this.earlyCollection.set(vscode.Uri.parse(uri), diagnostics),
+    delete: (uri) => this.earlyCollection.delete(vscode.Uri.parse(uri)),
+    clear: () => this.earlyCollection.clear(),
+  });
   private busy: Promise<void> = Promise.resolve();
   private readonly policy = new RestartPolicy();
   private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
@@ -91,18 +99,48 @@ export class ServerManager implements vscode.Disposable {
             this.willOpen(tab.input.uri);
           }
         }
+        for (const tab of e.closed) {
+          // a tab that went before its document opened leaves no early diagnostics
+          if (tab.input instanceof vscode.TabInputText && !this.isOpen(tab.input.uri)) {
+            this.early.forget(tab.input.uri.toString());
+          }
+        }
       }),
+      this.earlyCollection,
     );
+  }
+
+  private isOpen(uri: vscode.Uri): boolean {
+    return vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString());
   }
 
   private willOpen(uri: vscode.Uri): void {
     const client = this.running;
-    if (!client || uri.scheme !== "file" || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) {
+    if (!client || uri.scheme !== "file" || this.isOpen(uri)) {
       return;
     }
     void client
-      .sendNotification(WILL_OPEN_NOTIFICATION, { textDocument: { uri: client.code2ProtocolConverter.asUri(uri) } })
+      .sendNotification(WILL_OPEN_NOTIFICATION, {
+        textDocument: { uri: client.code2ProtocolConverter.asUri(uri) },
+        diagnostics: true,
+      })
       .catch(() => undefined);
+  }
+
+  /** The head start's diagnostics of a file not open yet (see earlyDiagnostics.ts). */
+  private async headStart(client: LanguageClient, params: { uri?: unknown; diagnostics?: unknown }): Promise<void> {
+    if (typeof params?.uri !== "string" || !Array.isArray(params.diagnostics)) {
+      return;
+    }
+    const uri = client.protocol2CodeConverter.asUri(params.uri);
+    const key = uri.toString();
+    if (this.early.isSettled(key) || this.isOpen(uri)) {
+      return; // (an open document has, or is about to have, its own)
+    }
+    const diagnostics = await client.protocol2CodeConverter.asDiagnostics(params.diagnostics);
+    if (this.client === client) {
+      this.early.offer(key, diagnostics);
+    }
   }
 
   get status(): ServerStatus {
@@ -204,6 +242,7 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd, env: pythonEnv(process.env) },
     };
     this.gate.dispose();
+    this.early.clear();
     const gate = (this.gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS));
     const clientOptions: LanguageClientOptions = {
       documentSelector: analysedSelector(),
@@ -254,8 +293,15 @@ export class ServerManager implements vscode.Disposable {
           gate.opened(document.uri.toString());
           return next(document);
         },
+        didChange: (event, next) => {
+          if (event.contentChanges.length) {
+            this.early.settle(event.document.uri.toString()); // (of the text on disk)
+          }
+          return next(event);
+        },
         didClose: (document, next) => {
           gate.delivered(document.uri.toString());
+          this.early.forget(document.uri.toString());
           return next(document);
         },
         provideCodeLenses: async (document, token, next) => {
@@ -287,9 +333,12 @@ export class ServerManager implements vscode.Disposable {
           } catch (e) {
             if (!(e instanceof vscode.CancellationError)) {
               gate.delivered(uri.toString()); // none will come: nothing waits for them
+              this.early.settle(uri.toString());
             }
             throw e;
           }
+          // the document's own diagnostics replace those of its head start
+          this.early.settle(uri.toString());
           if (report && report.kind === "full") {
             this.hooks.onDiagnostics?.(uri);
           }
@@ -304,6 +353,7 @@ export class ServerManager implements vscode.Disposable {
           return report;
         },
         handleDiagnostics: (uri, diagnostics, next) => {
+          this.early.settle(uri.toString());
           next(uri, diagnostics);
           this.hooks.onDiagnostics?.(uri);
           gate.delivered(uri.toString());
@@ -324,6 +374,9 @@ export class ServerManager implements vscode.Disposable {
     try {
       await client.start();
       started = true;
+      client.onNotification(HEAD_START_DIAGNOSTICS_NOTIFICATION, (params) => {
+        void this.headStart(client, params).catch(() => undefined);
+      });
     } catch (e) {
       this.output.error(`The chunkseam server did not start: ${e instanceof Error ? e.message : String(e)}`);
       this.client = undefined;
@@ -406,6 +459,7 @@ export class ServerManager implements vscode.Disposable {
 
   private async doStop(): Promise<void> {
     this.gate.dispose();
+    this.early.clear();
     const client = this.client;
     this.client = undefined;
     this.serverVersion = undefined;

@@ -25,10 +25,16 @@ and editor settings), and answers::
 
 Without ``strategies`` it only answers ``available`` (for a client's picker).
 
-``chunkseam/willOpen`` — a notification, params ``{"textDocument": {"uri": …}}``
-— says an editor is about to open the file (its tab is there, its text not
-yet loaded): the server starts analysing the file from disk, and the
-``didOpen`` that follows takes that analysis over if the text is the same.
+``chunkseam/willOpen`` — a notification, params ``{"textDocument": {"uri": …},
+"diagnostics"?: bool}`` — says an editor is about to open the file (its tab
+is there, its text not yet loaded): the server starts analysing the file from
+disk, and the ``didOpen`` that follows takes that analysis over if the text is
+the same. With ``"diagnostics": true``, when that analysis is done before the
+document has opened, the server sends ``chunkseam/headStartDiagnostics`` —
+a notification with the params of a ``textDocument/publishDiagnostics``
+(``{"uri", "diagnostics"}``, no version: they are of the file on disk) — so
+the editor can show them as the document appears; the diagnostics of the
+document itself (pulled or published) replace them.
 """
 
 from __future__ import annotations
@@ -44,6 +50,13 @@ CHUNKS = "chunkseam/chunks"
 STATS = "chunkseam/stats"
 COMPARE = "chunkseam/compare"
 WILL_OPEN = "chunkseam/willOpen"
+HEAD_START_DIAGNOSTICS = "chunkseam/headStartDiagnostics"
+
+
+def wants_diagnostics(params: Any) -> bool:
+    """Whether ``chunkseam/willOpen`` params ask for the head start's diagnostics."""
+    value = params.get("diagnostics") if isinstance(params, dict) else getattr(params, "diagnostics", None)
+    return value is True
 
 
 def uri_of(params: Any) -> str | None:

@@ -164,6 +164,8 @@ class ChunkseamServer(LanguageServer):
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
         self.store.build_diagnostics = self.build_diagnostics
+        self.store.head_start_params = self.head_start_params
+        self.store.on_head_start = self.announce_head_start
         self.log_handler: log.LspLogHandler | None = None
         self.pull_mode = False
         self.reported: set[str] = set()
@@ -176,6 +178,26 @@ class ChunkseamServer(LanguageServer):
         too (not when the client pulls: nothing is published then)."""
         return diagnostics.build(result, encoding, published=self.store.editor.max_diagnostics()[0],
                                  json_templates=not self.pull_mode)
+
+    def head_start_params(self, result: Result) -> str | None:
+        """The params of ``chunkseam/headStartDiagnostics`` for a head start
+        (worker thread): its diagnostics as a publication would hold them; None
+        when it has none to show (an error, a file not analysed)."""
+        if result.error is not None or result.disabled or result.analysis is None:
+            return None
+        params = types.PublishDiagnosticsParams(
+            uri=result.uri, diagnostics=list(diagnostics.cap(result.diagnostics,
+                                                             self.store.editor.max_diagnostics()[0])))
+        body = diagnostics.params_json(params, result.diagnostics)
+        if body is None:
+            body = json.dumps(self.protocol._converter.unstructure(params))
+        return body
+
+    def announce_head_start(self, uri: str, params_json: str) -> None:
+        """Send a head start's diagnostics to the client that asked for them
+        (loop thread; the document has not opened yet)."""
+        logger.debug("chunkseam: sending the head start's diagnostics of %s", uri)
+        self.protocol.notify_json(custom.HEAD_START_DIAGNOSTICS, params_json)
 
     # -- transport: pygls' loop with chunkseam's frame reader (see wire.py) -----------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -701,7 +723,7 @@ async def stats_request(ls: ChunkseamServer, params: Any) -> dict[str, Any]:
 def will_open(ls: ChunkseamServer, params: Any) -> None:
     uri = custom.uri_of(params)
     if uri is not None and ls.notebooks.owner(uri) is None and uri not in ls.notebooks.open:
-        ls.store.prefetch(uri)
+        ls.store.prefetch(uri, announce=custom.wants_diagnostics(params))
 
 
 @server.feature(custom.COMPARE)

@@ -188,6 +188,10 @@ class Result:
     simulated: str | None = None
     #: the text state analysed (see :attr:`OpenDocument.serial`)
     serial: int = 0
+    #: a head start's diagnostics as the params of ``chunkseam/headStartDiagnostics``
+    #: (JSON), made in the worker for a client that asked for them; taken (and
+    #: dropped) by the event loop when the head start is done
+    announce: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def chunks(self) -> list[Any]:
@@ -232,6 +236,11 @@ class DocumentStore:
         self.on_publish: Callable[[Result], None] | None = None
         #: called on the loop thread with a result whose config errors should be reported
         self.on_config_errors: Callable[[Result], None] | None = None
+        #: called on the loop thread with (uri, params JSON) when a head start asked
+        #: to be announced is ready and the document has not opened (see prefetch)
+        self.on_head_start: Callable[[str, str], None] | None = None
+        #: called in the worker with a head start's result: its announcement's params
+        self.head_start_params: Callable[[Result], str | None] | None = None
         #: called with (result, build) to turn issues into diagnostics (set by the server)
         self.build_diagnostics: Callable[[Result, str], list[types.Diagnostic]] | None = None
         #: pauses the cycle collector during analyses (the server process's, see
@@ -292,7 +301,7 @@ class DocumentStore:
         self._prefetched.clear()  # analysed with the old settings
 
     # -- a head start for a document about to open -------------------------------
-    def prefetch(self, uri: str) -> None:
+    def prefetch(self, uri: str, *, announce: bool = False) -> None:
         """Start analysing the file of ``uri`` from disk: an editor said it is
         about to open it, and will send its text (``didOpen``) only once it has
         loaded the file (0.3-0.5 s for 1 MB in VS Code). The analysis is that
@@ -301,7 +310,12 @@ class DocumentStore:
         :meth:`_compute`) instead of starting from nothing. Nothing happens for
         an open document, a uri that is not a file, a file that is not a
         regular UTF-8 file of at most :data:`PREFETCH_MAX_BYTES`, or while
-        :data:`PREFETCH_MAX` others are pending."""
+        :data:`PREFETCH_MAX` others are pending.
+
+        ``announce``: the client wants the head start's diagnostics before the
+        document opens (``chunkseam/headStartDiagnostics``, see
+        :attr:`on_head_start`), to show them as the editor appears; they are
+        sent only if the document has not opened by the time they are ready."""
         path = uri_to_path(uri)
         if path is None or uri in self.docs or uri in self._running or uri in self._prefetched:
             return
@@ -310,7 +324,7 @@ class DocumentStore:
         if len(self._prefetching) >= PREFETCH_MAX:
             return
         logger.debug("chunkseam: %s is about to open: analysing the file from disk", uri)
-        fut = asyncio.ensure_future(self._prefetch(uri, path, self.generation))
+        fut = asyncio.ensure_future(self._prefetch(uri, path, self.generation, announce))
         self._prefetching.add(uri)
         self._running[uri] = fut
 
@@ -323,10 +337,13 @@ class DocumentStore:
             r = f.result()
             if r is not None and r.generation == self.generation and uri not in self.results:
                 self._prefetched[uri] = r
+                params, r.announce = r.announce, None
+                if params is not None and uri not in self.docs and self.on_head_start is not None:
+                    self.on_head_start(uri, params)
 
         fut.add_done_callback(done)
 
-    async def _prefetch(self, uri: str, path: str, generation: int) -> Result | None:
+    async def _prefetch(self, uri: str, path: str, generation: int, announce: bool = False) -> Result | None:
         if not self.config_ready.is_set():
             try:
                 await asyncio.wait_for(self.config_ready.wait(), timeout=3.0)
@@ -338,13 +355,13 @@ class DocumentStore:
         editor, encoding = dataclasses.replace(self.editor), self.encoding
         try:
             return await loop.run_in_executor(self.executor, self._prefetch_compute, uri, path, generation,
-                                              editor, encoding)
+                                              editor, encoding, announce)
         except Exception:  # noqa: BLE001 - a head start only: never fail anything for it
             logger.debug("chunkseam: no head start for %s:\n%s", uri, traceback.format_exc())
             return None
 
     def _prefetch_compute(self, uri: str, path: str, generation: int, editor: EditorSettings,
-                          encoding: str) -> Result | None:
+                          encoding: str, announce: bool = False) -> Result | None:
         """Runs in a worker thread."""
         import os
         import stat
@@ -365,6 +382,11 @@ class DocumentStore:
         snapshot = (uri, None, generation, doc, None, editor, encoding, 0)
         result = self._compute(snapshot, prefetch=True)
         logger.debug("chunkseam: analysed %s from disk ahead of its opening", uri)
+        if announce and self.head_start_params is not None and uri not in self.docs:
+            try:
+                result.announce = self.head_start_params(result)
+            except Exception:  # noqa: BLE001 - a nicety: the open publishes them anyway
+                logger.debug("chunkseam: no early diagnostics for %s:\n%s", uri, traceback.format_exc())
         return result
 
     # -- analysis ----------------------------------------------------------------
