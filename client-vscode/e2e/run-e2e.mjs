@@ -1063,6 +1063,7 @@ try {
       const server = [
         [/big\.md is about to open/, "head start began"],
         [/big\.md from disk ahead of its opening/, "head start done"],
+        [/sending the head start's diagnostics of \S*big\.md/, "head start's diagnostics sent"],
         [/didOpen of \S*big\.md/, "didOpen read"],
         [/reused the analysis of \S*big\.md/, "taken over"],
         [/analysed \S*big\.md v\d+ in/, "analysed"],
@@ -1072,6 +1073,8 @@ try {
         // analysis (the rest of the gap is the message waiting in the extension host)
         const own = /\((\d+) ms after its didOpen was read\)/.exec(line);
         events.push(`(server: ${server[1]} ${when.toFixed(2)}${own ? `, ${own[1]} ms after it read the didOpen` : ""})`);
+      } else if (/Received notification 'chunkseam\/headStartDiagnostics'/.test(line) && when <= squiggle) {
+        events.push(`head start's diagnostics received ${when.toFixed(2)}`);
       } else if (/Sending notification 'textDocument\/didOpen'/.test(line) && !events.some((e) => e.startsWith("didOpen"))) {
         events.push(`didOpen sent ${when.toFixed(2)}`);
       } else if ((m = /Sending request 'textDocument\/diagnostic - \((\d+)\)'/.exec(line)) && diagnosticId === undefined) {
