@@ -291,6 +291,9 @@ export class ServerManager implements vscode.Disposable {
         // once they are in (see firstDiagnostics.ts).
         didOpen: (document, next) => {
           gate.opened(document.uri.toString());
+          if (document.isDirty) {
+            this.early.settle(document.uri.toString()); // (not the text on disk: unsaved changes restored)
+          }
           return next(document);
         },
         didChange: (event, next) => {
