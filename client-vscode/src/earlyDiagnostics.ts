@@ -3,9 +3,11 @@
  * extension tells the server (`chunkseam/willOpen`), which analyses the file
  * from disk while the workbench loads it; asked with `diagnostics: true`, it
  * sends that analysis's diagnostics (`chunkseam/headStartDiagnostics`) if
- * they are ready before the document opens. Shown at once, they are there
- * when the editor first draws the file (a 1 MB file's own diagnostics come
- * a second later: the extension host is busy with the opening).
+ * they are ready before the document opens. Shown at once (or when they come
+ * just after the opening, if the document is still the file's text), they
+ * are there when the editor first draws the file (a 1 MB file's own
+ * diagnostics come a second later: the extension host is busy with the
+ * opening).
  *
  * They are of the text on disk, so they go as soon as the document's own
  * diagnostics arrive (pulled or pushed) or its text changes, and offers that

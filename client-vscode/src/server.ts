@@ -134,8 +134,12 @@ export class ServerManager implements vscode.Disposable {
     }
     const uri = client.protocol2CodeConverter.asUri(params.uri);
     const key = uri.toString();
-    if (this.early.isSettled(key) || this.isOpen(uri)) {
-      return; // (an open document has, or is about to have, its own)
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (this.early.isSettled(key) || (open && (open.isDirty || open.version > 1))) {
+      // (its own came first, or the text is no longer the file's: unsaved
+      // changes restored, or edited since; an untouched document just opened
+      // still shows them until its own arrive)
+      return;
     }
     const diagnostics = await client.protocol2CodeConverter.asDiagnostics(params.diagnostics);
     if (this.client === client) {
