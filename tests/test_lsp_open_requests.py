@@ -263,6 +263,14 @@ async def test_a_head_start_sends_no_diagnostics_unless_asked_or_for_an_open_doc
     open_doc(client, opened.as_uri(), text)
     await wait_published(client, opened.as_uri(), version=1)
     client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": opened.as_uri()}, "diagnostics": True})
-    await request(client, "chunkseam/stats", opened.as_uri())  # (after the willOpen, in order)
+    # a flag that is not `true` is no request for them (the head start still runs)
+    odd = tmp_path / "odd.md"
+    odd.write_text(text, encoding="utf-8")
+    client.protocol.notify("chunkseam/willOpen", {"textDocument": {"uri": odd.as_uri()}, "diagnostics": "yes"})
+    await _log_says(client, f"analysed {odd.as_uri()} from disk ahead of its opening")
+    open_doc(client, odd.as_uri(), text)
+    await wait_published(client, odd.as_uri(), version=1)
+    await request(client, "chunkseam/stats", opened.as_uri())  # (after the willOpens, in order)
     assert not any(f"{opened.as_uri()} is about to open" in m.message for m in client.log_messages)
+    assert any(f"reused the analysis of {odd.as_uri()} v(from disk)" in m.message for m in client.log_messages)
     assert received == []

@@ -43,11 +43,6 @@ export class EarlyDiagnostics<D> {
     return this.settled.has(uri);
   }
 
-  /** Whether early diagnostics of `uri` are shown. */
-  isShown(uri: string): boolean {
-    return this.shown.has(uri);
-  }
-
   /** The document's own diagnostics are in, or its text changed: the early ones go. */
   settle(uri: string): void {
     this.settled.add(uri);

@@ -39,7 +39,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from .log import logger
 
@@ -196,11 +196,3 @@ class Collector:
             self._timer.cancel()
             self._timer = None
 
-
-def wraps_analysis(collector: Collector | None, cycle_free: bool) -> Any:
-    """``collector.analysis(cycle_free=…)``, or a no-op without a collector."""
-    if collector is None:
-        from contextlib import nullcontext
-
-        return nullcontext()
-    return collector.analysis(cycle_free=cycle_free)
