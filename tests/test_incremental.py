@@ -1354,3 +1354,43 @@ async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
     final = await wait_published(client, uri, version=version)
     assert _comparable(final.diagnostics) == _comparable(
         _fresh_server_diagnostics(uri, text, server_settings))
+
+
+def test_cut_cache_is_probed_when_it_stopped_paying_and_taken_again_on_undo(monkeypatch):
+    """A fixed-window edit that changes the token count moves every later cut
+    to where none was judged: after a run that found (almost) nothing in the
+    cut cache, the next looks up only every _CACHE_PROBE-th cut it judges;
+    undoing the edit finds the first run's judgements, so it looks up every
+    cut again and hits. Every version's issues equal a cold run's."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:8])
+    config = Settings(chunker="fixed", size=32, overlap=4)
+    stats: list[tuple[int, int, int]] = []
+    real_all = validate_mod._CutJudge.judge_all
+
+    def spy(self, cuts):
+        out = real_all(self, cuts)
+        stats.append((self.judged, self.lookups, self.hits))
+        return out
+
+    monkeypatch.setattr(validate_mod._CutJudge, "judge_all", spy)
+    at = text.index(" the ", len(text) // 10) + 1
+    with fresh_caches():
+        doc = Document(text, path="/virtual/probe.md", version=1)
+        runs = [analyze(doc, config)]
+        edited = doc.with_edit(at, at, "more words ", version=2)  # more tokens: all later cuts move
+        runs.append(analyze(edited, config))
+        undone = edited.with_edit(at, at + len("more words "), "", version=3)
+        runs.append(analyze(undone, config))
+    monkeypatch.undo()
+    (judged0, lookups0, hits0), (judged1, lookups1, hits1), (judged2, lookups2, hits2) = stats
+    assert judged0 == lookups0 > validate_mod._CACHE_TRIAL and hits0 * 50 < lookups0  # cold
+    assert judged1 > validate_mod._CACHE_TRIAL  # (most cuts after the edit judged afresh)
+    assert lookups1 == -(-judged1 // validate_mod._CACHE_PROBE) and hits1 * 50 < judged1
+    assert judged2 > validate_mod._CACHE_TRIAL
+    assert lookups2 > judged2 - 2 * validate_mod._CACHE_PROBE and hits2 > 0.9 * judged2
+    for version, run in zip((doc, edited, undone), runs):
+        with fresh_caches():
+            cold = analyze(Document(version.text, path="/virtual/probe.md", version=9), config)
+        assert [dataclasses.asdict(i) for i in run.issues] == [dataclasses.asdict(i) for i in cold.issues]
+    assert len(runs[1].issues) > 100

@@ -338,6 +338,28 @@ _RULE_KEYS_LOCK = threading.Lock()
 _MISSING = object()
 _NO_ISSUE = (None,)  # a cached "the cut is clean"
 
+# Whether the cache pays for itself. An edit of a windowed chunker's document
+# (``fixed``) that changes its token count moves every later window: each cut
+# after the edit lands where no run judged one before, and a lookup, the key
+# it builds and the copy a put keeps then cost a tenth of the edit for no hit
+# (0.1% hits over random edits of 1 MB). So a run of a document whose last
+# run judged at least :data:`_CACHE_TRIAL` cuts and found fewer than one in
+# :data:`_CACHE_HIT_RATIO` of its lookups cached looks up only every
+# :data:`_CACHE_PROBE`-th cut it judges; once two of those, and at least one
+# in four, were found in the cache (an edit undone, a text the cache has
+# seen), it looks up every cut again for the rest of the run, and so does the
+# next run. Judgements are the same either way.
+_CACHE_TRIAL = 256
+_CACHE_HIT_RATIO = 50
+_CACHE_PROBE = 16
+
+
+def _cache_pays(stats: tuple[int, int, int]) -> bool:
+    """Whether a run after one of ``stats`` (cuts judged, cache lookups,
+    hits) uses the cut cache for every cut it judges (see above)."""
+    judged, lookups, hits = stats
+    return judged < _CACHE_TRIAL or hits * _CACHE_HIT_RATIO >= lookups
+
 
 def clear_caches() -> None:
     """Forget every cached cut judgement and bracket-span index (benchmarks
@@ -438,6 +460,10 @@ class _CutJudge:
                 number = _RULE_KEYS[rules] = len(_RULE_KEYS)
         # past 256 distinct settings the tuple itself (never equal to a number)
         self.rules = number if number is not None else rules
+        #: whether every cut judged is looked up (else every _CACHE_PROBE-th)
+        self.cached = True
+        #: cuts judged, cache lookups and hits (what the next run's policy reads)
+        self.judged = self.lookups = self.hits = 0
 
     def judge_all(self, cuts: list) -> list[Issue]:
         """The issues of ``cuts`` (in order). Those before the first structure
@@ -459,7 +485,8 @@ class _CutJudge:
         found_all: list[Any] = []  # the run's own copies (the caller may change what it gets)
         out: list[Issue] = []
         if previous is not None:
-            old_serials, old_cuts, old_found, old_starts, old_ends = previous
+            old_serials, old_cuts, old_found, old_starts, old_ends, stats = previous
+            self.cached = _cache_pays(stats)
             # a cut's neighbourhood reaches two segments past the one holding it
             bound = self._common_bound(old_serials)
             by_position = ctx.by_position
@@ -509,7 +536,8 @@ class _CutJudge:
                 found_all.append(_copy(found, None))
         starts = {v.position: v.start for v in ctx.chunks}
         ends = {v.position: v.end for v in ctx.chunks}
-        ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends))
+        stats = (self.judged, self.lookups, self.hits)
+        ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends, stats))
         return out
 
     def _moved_tail(self, cuts: list, previous: tuple, delta: int, floor: int) -> int:
@@ -525,7 +553,7 @@ class _CutJudge:
         one). An edit that leaves the chunks after it as they were (the
         sentence chunker's, the markdown chunker's) re-judges no cut past
         it."""
-        old_serials, old_cuts, old_found, old_starts, old_ends = previous
+        old_serials, old_cuts, old_found, old_starts, old_ends, _stats = previous
         # a cut's neighbourhood starts one segment before the one holding it
         # (and its key says whether that is the document's first)
         bound = self._shared_tail(old_serials)
@@ -685,6 +713,11 @@ class _CutJudge:
         cache's own copy when it has just been put there (neither the cache
         nor a kept run ever changes an issue; both hand out copies)."""
         ctx = self.ctx
+        self.judged += 1
+        if not self.cached and (self.judged - 1) % _CACHE_PROBE:
+            found = _judge(ctx, self.order, cut, True, self.plain)
+            return (None, None) if found is None else (found, _copy(found, None))
+        self.lookups += 1
         offset, alt, left, right = cut.offset, cut.alt, cut.left, cut.right
         seg_key, lo, hi = self.st.neighbourhood(offset, offset if alt is None else alt)
         by_position = ctx.by_position
@@ -702,6 +735,9 @@ class _CutJudge:
                None if after is None else min(after.end - lo, span + REACH + 1))
         hit = _CUT_CACHE.get(key, _MISSING)
         if hit is not _MISSING:
+            self.hits += 1
+            if not self.cached and self.hits >= 2 and self.hits * 4 >= self.lookups:
+                self.cached = True  # (an edit undone: the rest is likely cached too)
             if hit is _NO_ISSUE:
                 return None, None
             base, issue = hit
