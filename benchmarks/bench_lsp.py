@@ -44,6 +44,7 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
 MB = 1_000_000
 HEADING = re.compile(r"(?m)^#{1,6} [^\n]*")
 ANALYSED = re.compile(r"analysed (\S+) v(\d+) in ([\d.]+) ms")
+_VERSION = re.compile(rb'"version": ?(\d+)')
 
 
 def corpus_files() -> list[Path]:
@@ -87,6 +88,9 @@ class Client(LanguageClient):
     def __init__(self) -> None:
         super().__init__("chunkseam-bench", "1")
         self.seen: dict[tuple[str, int | None], float] = {}
+        #: version -> when the bytes of a publication for it were read (before
+        #: this client's json.loads, which calls a hook per JSON object)
+        self.read_at: dict[int | None, float] = {}
         self.counts: dict[tuple[str, int | None], int] = {}
         self.event = asyncio.Event()
         #: (uri, version) -> analysis time in ms reported by the server (trace = debug)
@@ -126,6 +130,24 @@ class Client(LanguageClient):
         def on_show(params: types.ShowMessageParams) -> None:
             self.shown.append(params.message)
             print(f"  server message: {params.message}", file=sys.stderr)
+
+    def time_reads(self) -> None:
+        """Note when each publication's body has been read (pygls reads the
+        body with the server's stdout's ``readexactly``, then decodes it): what
+        this Python client's decoding adds is then printed apart."""
+        reader = getattr(self._server, "stdout", None)
+        real = getattr(reader, "readexactly", None)
+        if real is None:
+            return
+
+        async def readexactly(n: int) -> bytes:
+            body = await real(n)
+            if b"textDocument/publishDiagnostics" in body[:200]:
+                m = _VERSION.search(body, max(0, len(body) - 200)) or _VERSION.search(body, 0, 300)
+                self.read_at.setdefault(int(m.group(1)) if m else None, time.perf_counter())
+            return body
+
+        reader.readexactly = readexactly
 
     async def wait(self, uri: str, version: int, timeout: float = 600) -> float:
         deadline = time.perf_counter() + timeout
@@ -180,6 +202,7 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
     client = Client()
     await client.start_io(sys.executable, "-m", "chunkseam", "server", env=env)
     server_pid = client._server.pid  # type: ignore[union-attr]
+    client.time_reads()
     settings: dict[str, object] = {"debounceMs": 0, "trace": "debug"}
     if args.chunker:
         settings["chunker"] = args.chunker
@@ -207,6 +230,7 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
     version = 1
     await asyncio.sleep(0.2)  # let the first publication's tail finish
     cpu1 = cpu_ms(server_pid)
+    decoding = []
     for _ in range(args.edits):
         change, text = random_edit(rng, text)
         version += 1
@@ -214,6 +238,8 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
         times.append((await client.wait(uri, version)) - t)
+        if version in client.read_at:
+            decoding.append((client.seen[(uri, version)] - client.read_at[version]) * 1000)
     cpu_edit = (cpu_ms(server_pid) - cpu1) / max(1, args.edits)
     times_ms = sorted(x * 1000 for x in times)
     median = statistics.median(times_ms)
@@ -226,6 +252,9 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
         eng = statistics.median(engine)
         print(f"   of which analysis in the worker thread (engine + diagnostics): median {eng:7.1f} ms;"
               f" server overhead (sync, queueing, JSON) ~{median - eng:.1f} ms")
+    if decoding:
+        print(f"   of the overhead, this client's decoding of the publication (read -> decoded):"
+              f" median {statistics.median(decoding):.1f} ms")
     cold_engine = client.analysed.get((uri, 1))
     if cold_engine is not None:
         print(f"   cold analysis in the worker thread: {cold_engine:.1f} ms")
