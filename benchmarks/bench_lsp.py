@@ -92,6 +92,7 @@ class Client(LanguageClient):
         #: this client's json.loads, which calls a hook per JSON object)
         self.read_at: dict[int | None, float] = {}
         self.counts: dict[tuple[str, int | None], int] = {}
+        self.shown_by: dict[tuple[str, int | None], set] = {}
         self.event = asyncio.Event()
         #: (uri, version) -> analysis time in ms reported by the server (trace = debug)
         self.analysed: dict[tuple[str, int], float] = {}
@@ -116,6 +117,9 @@ class Client(LanguageClient):
             key = (params.uri, params.version)
             self.seen.setdefault(key, time.perf_counter())
             self.counts[key] = len(params.diagnostics)
+            # what a user sees of each (for how many an edit changed)
+            self.shown_by[key] = {(d.range.start.line, d.range.start.character, d.range.end.line,
+                                   d.range.end.character, d.code, d.message) for d in params.diagnostics}
             self.event.set()
 
         @self.feature(types.WINDOW_LOG_MESSAGE)
@@ -230,7 +234,8 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
     version = 1
     await asyncio.sleep(0.2)  # let the first publication's tail finish
     cpu1 = cpu_ms(server_pid)
-    decoding = []
+    decoding: list[float] = []
+    changed: list[int] = []
     for _ in range(args.edits):
         change, text = random_edit(rng, text)
         version += 1
@@ -240,6 +245,10 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
         times.append((await client.wait(uri, version)) - t)
         if version in client.read_at:
             decoding.append((client.seen[(uri, version)] - client.read_at[version]) * 1000)
+        if (uri, version - 1) in client.shown_by:
+            # diagnostics of this version that the last one did not have (new
+            # output however the server works: a new range or message)
+            changed.append(len(client.shown_by[(uri, version)] - client.shown_by.pop((uri, version - 1))))
     cpu_edit = (cpu_ms(server_pid) - cpu1) / max(1, args.edits)
     times_ms = sorted(x * 1000 for x in times)
     median = statistics.median(times_ms)
@@ -252,6 +261,9 @@ async def run(args: argparse.Namespace, overrides: dict[str, object] | None = No
         eng = statistics.median(engine)
         print(f"   of which analysis in the worker thread (engine + diagnostics): median {eng:7.1f} ms;"
               f" server overhead (sync, queueing, JSON) ~{median - eng:.1f} ms")
+    if changed:
+        print(f"   published diagnostics an edit changed (new range or message): median"
+              f" {statistics.median(changed):.0f} of {client.counts[(uri, version)]}")
     if decoding:
         print(f"   of the overhead, this client's decoding of the publication (read -> decoded):"
               f" median {statistics.median(decoding):.1f} ms")
