@@ -79,7 +79,7 @@ def test_clean_cuts_report_nothing(text):
     ("Include {* ../src/app.py ✂hl[3] *} here.", "CS006"),
     ("Intro.\n\n## Install\n✂\nRun it.", "CS007"),
     ("---\ntitle: x\n✂tags: y\n---\n\nBody.", "CS008"),
-    ("<div>\n<p>one</p>\n✂<p>two</p>\n</div>\n", "CS008"),
+    ("<div>\nThe two steps:\n<p>one</p>\n✂<p>two</p>\n</div>\n", "CS008"),
     ("## Configuring the ✂connection pool\n\nText.", "CS002"),
 ])
 def test_each_rule_fires_at_its_cut(text, code):
@@ -383,6 +383,42 @@ def test_closing_tags_then_more_of_the_enclosing_element_is_still_a_split():
     assert "<table>" in issue.message
     # a bare opening tag is still a split: its attributes label what follows
     assert cut_codes('<TabItem value="npm">\n✂\nRun `npm i x` now.\n\n</TabItem>\n', path="example.mdx") == ["CS008"]
+
+
+BADGE = '<a href="https://x.org/{0}"><img src="https://img.shields.io/badge/{0}-blue" alt="{0}"></a>'
+
+
+@pytest.mark.parametrize("text", [
+    # a centred badge row cut between two badges (separators between them)
+    f'<p align="center">\n  {BADGE.format("npm")}\n  {BADGE.format("ci")}✂\n  {BADGE.format("docs")}\n</p>\n',
+    f'<div align="center">{BADGE.format("a")}&nbsp;|&nbsp;✂{BADGE.format("b")}</div>\n',
+    # two images of a sponsors <div>, the items of an HTML list, whole paragraphs in a <div>
+    '<div align="center">\n<img src="a.gif" width="600"/>\n✂<img src="b.gif" width="600"/>\n</div>\n',
+    "<ul>\n  <li>First item.</li>\n✂  <li>Second item.</li>\n</ul>\n",
+    "<div>\n<p>one</p>\n✂<p>two</p>\n</div>\n",
+])
+def test_a_row_of_whole_items_cut_between_two_is_clean(text):
+    """A cut between two whole children of a container that says nothing of
+    its own (a badge row, a list, a wrapper <div>) splits no text and no
+    item: each chunk holds whole badges, the container's tags are all that
+    is across."""
+    assert cut_codes(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    # children that are parts of one thing: the sources of one image, a summary and its content
+    '<picture>\n  <source media="(prefers-color-scheme: dark)" srcset="d.svg">\n✂  <img src="l.svg">\n</picture>\n',
+    "<details>\n<summary>Show the options</summary>\n✂<p>All of them.</p>\n</details>\n",
+    # the container has words of its own; the cut is right after its start tag; inside a badge
+    f'<p align="center">Made by {BADGE.format("a")} and ✂{BADGE.format("b")}</p>\n',
+    f'<p align="center">\n✂{BADGE.format("a")}\n{BADGE.format("b")}\n</p>\n',
+    f'<p align="center">{BADGE.format("a")}<a href="https://x.org">\n✂<img src="b.svg"></a></p>\n',
+    # never closed in its block: not a row that can be seen whole
+    f'<p align="center">\n{BADGE.format("a")}\n✂{BADGE.format("b")}\n\nText.\n',
+])
+def test_a_row_cut_that_still_splits_something_is_reported(text):
+    codes = cut_codes(text)
+    assert codes and set(codes) <= {"CS008", "CS002"}, codes
 
 
 def test_excerpts_never_reach_outside_the_chunk_they_are_said_to_be_in():

@@ -298,6 +298,70 @@ def html_cut(text: str, start: int, end: int, cut: int) -> tuple[str, int, int] 
     return ("element", s, close.end() if close else end)
 
 
+#: HTML elements whose children are items of a row or a list, each whole in
+#: itself: the badges of a ``<p align="center">``, the logos of a sponsors
+#: ``<div>``, the ``<li>`` of a ``<ul>``, the paragraphs of a ``<blockquote>``.
+#: Not here: elements whose children are parts of one thing — the sources and
+#: the image of a ``<picture>``, a figure and its caption, a ``<summary>`` and
+#: what it hides, the cells and rows of a table, a term and its definition.
+ROW_ELEMENTS = frozenset({"p", "div", "center", "span", "section", "nav", "header", "footer", "aside",
+                          "main", "article", "ul", "ol", "blockquote"})
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z]\w*);")
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def between_items(text: str, s: int, e: int, cut: int) -> bool:
+    """Whether a cut at ``cut`` inside the element ``text[s:e]`` (its start
+    tag at ``s``, its end tag ending at ``e``) falls between two of its
+    children in a :data:`ROW_ELEMENTS` element that holds nothing else: no
+    text of its own but separators (spaces, ``|``, ``·``, ``&nbsp;``), at
+    least one whole child before the cut and one after. Each child is then
+    whole in one chunk; one chunk keeps the container's start tag, the other
+    its end tag, and neither lacks any text (``<p align="center">`` ⟨a
+    badge⟩ ✂ ⟨a badge⟩ ``</p>``). Markup this cannot follow (a stray ``<``,
+    an end tag without its start, an element left open) is never a row."""
+    m = _TAG.match(text, s)
+    if m is None or m.group(2) is None or m.group(2).lower() not in ROW_ELEMENTS:
+        return False
+    end_tag = text.rfind("</", m.end(), e)
+    if end_tag < cut or _TAG.match(text, end_tag, e) is None:
+        return False  # (not closed in the block)
+    depth = 0
+    at_cut = None  # the depth of the text run that holds the cut
+    before = after = False
+    pos = m.end()
+    while True:
+        lt = text.find("<", pos, end_tag)
+        stop = end_tag if lt < 0 else lt
+        if depth == 0 and _ALNUM.search(_ENTITY.sub(" ", text[pos:stop])):
+            return False  # text of its own: the cut is in what the element says
+        if at_cut is None and pos <= cut <= stop:
+            at_cut = depth
+        if lt < 0:
+            break
+        t = _TAG.match(text, lt, end_tag)
+        if t is None or lt < cut < t.end():
+            return False  # a stray "<", or the cut is inside a tag
+        name = t.group(2)
+        if name is not None:  # (a comment is neither text nor a child)
+            if t.group(1):  # an end tag
+                depth -= 1
+                if depth < 0:
+                    return False
+                if depth == 0 and t.end() <= cut:
+                    before = True
+            elif t.group(4) or name.lower() in VOID_ELEMENTS:
+                if depth == 0:
+                    before = before or t.end() <= cut
+                    after = after or lt >= cut
+            else:
+                if depth == 0 and lt >= cut:
+                    after = True
+                depth += 1
+        pos = t.end()
+    return depth == 0 and at_cut == 0 and before and after
+
+
 def _prose_in_element(ctx: Context, cut: Cut, s: int, e: int):
     """A cut in the text between tags inside an element (``<Step>`` then a
     sentence, as MDX and most READMEs write it) is judged as text: mid-word is
@@ -377,6 +441,8 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                 prose = _prose_in_element(ctx, cut, s, e)
                 if prose is not False:
                     return prose  # text inside the element: judged as text (None: clean)
+                if between_items(ctx.text, s, e, cut.offset):
+                    return None  # a row of whole badges, logos or items: cut between two
             if what == "comment":
                 words = "inside an HTML comment"
             elif what == "tag":
