@@ -66,6 +66,42 @@ def test_dangling_reference_variants():
     assert codes_of(validate(doc, chunks, custom), "CS103")
 
 
+def test_dangling_reference_after_a_joining_conjunction():
+    """A sentence that opens with "And", "But", "So" joins the one before:
+    the dangling word is the one after it, and the report names both."""
+    s = Settings(min_tokens=0)
+    intro = "Add a `forward` method with the inference code.\n\n"
+    for sentence, phrase in [("And that's all it needs to be used in an agent!", "and that"),
+                             ("But this time the URL carries the prefix.", "but this"),
+                             ("And then we use it when creating the app.", "and then"),
+                             ("so these values are left out of the response.", "so these")]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence}")
+        (found,) = codes_of(validate(doc, chunks, s), "CS103")
+        assert found.data["phrase"] == phrase and f'opens with "{sentence[:len(phrase)]}"' in found.message
+        assert doc.text[found.start:found.end].lower() == phrase
+    for sentence in ["And it is possible to run it twice.",  # an expletive "it" after the "And"
+                     "So that the server restarts, send it a signal.",  # "so that": a purpose, not a pointer
+                     "And now for something else entirely.",  # no dangling word after it
+                     "Andthis is no word of the list."]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence}")
+        assert codes_of(validate(doc, chunks, s), "CS103") == [], sentence
+
+
+def test_a_demonstrative_that_names_its_code_thing_is_no_dangling_reference():
+    s = Settings(min_tokens=0)
+    intro = "If it does not exist, it is made with a utility function.\n\n"
+    for sentence in ["That function `get_openapi()` receives these parameters:",
+                     "And that function `get_openapi()` receives these parameters:",
+                     "These options `--strict` and `--fix` change the exit code."]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence}")
+        assert codes_of(validate(doc, chunks, s), "CS103") == [], sentence
+    # a verb, not a kind of thing, between the demonstrative and the code: still a pointer back
+    for sentence in ["This includes `pydantic.v1`, which is gone in 3.14.",
+                     "This function returns `Option<char>` when it may fail."]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence}")
+        assert len(codes_of(validate(doc, chunks, s), "CS103")) == 1, sentence
+
+
 def test_dangling_reference_later_in_the_first_sentence():
     s = Settings(min_tokens=0)
     intro = "Set the timeout to 30 seconds.\n\n```python\nclient.get(url, timeout=30)\n```\n\n"

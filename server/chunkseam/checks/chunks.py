@@ -200,12 +200,27 @@ def _may_refer_back(text: str, start: int, end: int) -> bool:
     return any(w in low for w in _BACK_REF_WORDS)
 
 
+#: a conjunction that opens a sentence and joins it to the one before ("And
+#: that's all…", "But these…"): the dangling word is the one after it
+_CONJUNCTION = re.compile(r"(?:and|but|so(?![ \t]+that\b)|or|yet)[ \t]+(?=[^\W\d_])", re.IGNORECASE)
+
+
+#: "That function `get_openapi()` receives…": the demonstrative and a kind of
+#: code thing, then the code name of the one it points at
+_NAMED = re.compile(
+    r"(?:this|that|these|those)\s+(?:function|method|class|module|package|library|crate|variable|"
+    r"constant|parameter|argument|option|flag|setting|field|attribute|property|type|decorator|hook|"
+    r"endpoint|command|file|directory|key|object|trait|struct|macro|component|model|table|column)s?"
+    r"\s+`[^`\n]+`", re.IGNORECASE)
+
+
 def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
     """Whether an opening match of a dangling word is no reference back: an
-    expletive "It", the document naming itself, "The previous version", or "This example…" with the
-    example (a code block, a table) following in the same chunk."""
+    expletive "It", the document naming itself, "The previous version", a
+    demonstrative followed by the code name it points at, or "This example…"
+    with the example (a code block, a table) following in the same chunk."""
     head = text[start : min(chunk_end, start + 200)]
-    if _EXPLETIVE_IT.match(head) or _SELF.match(head) or _RELEASE.match(head):
+    if _EXPLETIVE_IT.match(head) or _SELF.match(head) or _RELEASE.match(head) or _NAMED.match(head):
         return True
     if _FORWARD.match(head):
         return _EXHIBIT.search(text, end, min(chunk_end, end + 1500)) is not None
@@ -240,7 +255,8 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
         p = f
     m = _MARKUP.match(text, p)
     q = m.end() if m else p
-    hit = pattern.match(text, q)
+    lead = _CONJUNCTION.match(text, q)  # "And that's all it needs": the word after the "And"
+    hit = pattern.match(text, lead.end() if lead else q)
     if hit is not None and (hit.end() > view.end or not_pointing_back(text, hit.start(), hit.end(), view.end)):
         hit = None
     opening = hit is not None
@@ -258,7 +274,8 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
             return None  # starts mid-sentence: not this rule's business
         if not opening and hit.end() > sent[1]:
             return None  # (past the first sentence: what it points at may be in the chunk)
-    phrase = text[hit.start() : hit.end()]
+    start = q if opening and lead is not None else hit.start()
+    phrase = text[start : hit.end()]
     prev = f"chunk {view.position}" if view.position > 0 else "an earlier chunk"
     if opening:
         msg = (f'chunk {view.position + 1} opens with "{" ".join(phrase.split())}", which points back '
@@ -266,7 +283,7 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
     else:
         msg = (f'chunk {view.position + 1}\'s first sentence says "{" ".join(phrase.split())}", which '
                f"points back to text that is not in it (it was in {prev})")
-    return ctx.issue("CS103", msg, hit.start(), hit.end(), chunk=view.position,
+    return ctx.issue("CS103", msg, start, hit.end(), chunk=view.position,
                      hint="name the thing instead of pointing back to it",
                      phrase=" ".join(phrase.lower().split()))
 
