@@ -171,7 +171,8 @@ _SHOWN = (r"shown|described|mentioned|noted|explained|discussed|seen|demonstrate
 _REFERENT = (r"example|examples|section|sections|step|steps|snippet|snippets|code|command|commands|query|"
              r"queries|listing|sample|samples|output|cell|cells|figure|table|diagram|paragraph|chapter|"
              r"technique|techniques|method|methods|approach|configuration|setup|pattern|function|"
-             r"functions|class|script|instructions|definition|call|request|response|program|tutorial")
+             r"functions|class|script|instructions|definition|call|request|response|program|tutorial|"
+             r"agent|agents|prompt|prompts|chain|pipeline|dataset|tool|tools|result|results")
 #: a reference back to text before the sentence, later than its opening
 #: words: "Using the same techniques as above, …", "… the previous example …"
 _BACK_REF = re.compile(
