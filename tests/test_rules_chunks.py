@@ -102,6 +102,67 @@ def test_a_demonstrative_that_names_its_code_thing_is_no_dangling_reference():
         assert len(codes_of(validate(doc, chunks, s), "CS103")) == 1, sentence
 
 
+def _opening_issue(text: str, path: str | None = None):
+    """The CS103 issues of a text cut at ✂ (the chunk after the cut opens there)."""
+    doc, chunks, _ = marked(text, path=path)
+    return codes_of(validate(doc, chunks, Settings(min_tokens=0)), "CS103")
+
+
+def test_a_chunk_that_goes_on_with_a_sentence_a_code_block_interrupts():
+    """"This expression: <code> is a block…", "For example:: <literal> becomes
+    …": the chunk that opens with the rest of the sentence lacks its start."""
+    for text, word in [
+        ("Intro.\n\nThis expression:\n\n```rust\n{ x + 1 }\n```\n\n✂is a block that evaluates to 4.\n", "is"),
+        ("Intro.\n\nFor an `int`:\n\n```python\nitem_id: int\n```\n\n✂or for a more complex `Item` model.\n", "or"),
+        ("Intro.\n\nA directory, e.g.:\n\n    ~/.local/share/uv/python/cpython-3.12\n\n✂which is a symbolic link.\n",
+         "which"),
+    ]:
+        (found,) = _opening_issue(text)
+        assert found.data["phrase"] == word
+        assert f'opens with "{word}", which goes on with the sentence before the code block' in found.message
+    rst = ("Title\n=====\n\nIntro.\n\nFor example::\n\n    .. c:alias:: data\n\n✂becomes\n\n"
+           "    .. c:var:: int data\n")
+    (found,) = _opening_issue(rst, path="domains.rst")
+    assert found.data["phrase"] == "becomes"
+    for text in [
+        # a name in lower case starts a sentence of its own; so does a capital
+        "Intro.\n\nRun it:\n\n```console\n$ uv run x.py\n```\n\n✂uv will create an environment.\n",
+        "Intro.\n\nRun it:\n\n```console\n$ uv run x.py\n```\n\n✂Which tool runs it is up to you.\n",
+        # the code block is in the chunk too (the sentence is whole in it)
+        "Intro.\n\n✂The expression:\n\n```rust\n{ x + 1 }\n```\n\nis a block.\n",
+        # no code block before it
+        "Intro.\n\nA paragraph.\n\n✂or else a second one.\n",
+    ]:
+        assert _opening_issue(text) == [], text
+
+
+def test_a_notebook_code_cell_then_a_lower_case_markdown_cell_is_two_things(tmp_path):
+    """In a notebook a code cell ends what it says; the Markdown cell after it
+    (however it is written) starts anew — but a fence inside one Markdown cell
+    is read like any document's."""
+    import json
+
+    from chunkseam.document import load
+
+    def notebook(*cells):
+        out = [{"cell_type": kind, "metadata": {}, "source": src,
+                **({"outputs": [], "execution_count": None} if kind == "code" else {})} for kind, src in cells]
+        path = tmp_path / f"n{len(list(tmp_path.iterdir()))}.ipynb"
+        path.write_text(json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        return load(str(path))
+
+    def issues_after(doc, marker):
+        at = doc.text.index(marker)
+        chunks = make_chunks(doc.text, [(0, at), (at, len(doc.text))])
+        return codes_of(validate(doc, chunks, Settings(min_tokens=0)), "CS103")
+
+    doc = notebook(("markdown", "# Title\n\nLoad the results."), ("code", "results = query()"),
+                   ("markdown", "we display the questions with their answers"))
+    assert issues_after(doc, "we display") == []
+    doc = notebook(("markdown", "# Title\n\nThis expression:\n\n```rust\n{ x + 1 }\n```\n\nis a block."))
+    assert [i.data["phrase"] for i in issues_after(doc, "is a block")] == ["is"]
+
+
 def test_dangling_reference_later_in_the_first_sentence():
     s = Settings(min_tokens=0)
     intro = "Set the timeout to 30 seconds.\n\n```python\nclient.get(url, timeout=30)\n```\n\n"

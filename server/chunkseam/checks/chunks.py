@@ -228,6 +228,46 @@ def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
     return False
 
 
+#: lower-case words that open the rest of a sentence a code block interrupts
+#: ("For example:: <code> becomes <code>", "…model: <code> which renders as
+#: …"); a lower-case word not here (a name such as `uv`, `npm`) starts a
+#: sentence of its own
+_CONTINUATIONS = frozenset("""
+    which where whereas while when whose whom that and or but nor so then than as because since
+    unless until after before if with without instead becomes become gives give returns return
+    prints print outputs output produces produce yields yield renders render results result shows
+    show creates create generates generate will would can could should may might must is are was
+    were has have had to for from in into on of by at you we they it this these those there here
+    its their our your the a an such not also both all each
+    """.split())
+_LOWER_WORD = re.compile(r"[a-z]+(?=[ \t\r\n,;])")
+
+
+def _continues_after_code(ctx: Context, p: int, chunk_end: int) -> str | None:
+    """The opening word of the paragraph at ``p`` (a chunk's first block) when
+    it goes on with a sentence that a code block right before it interrupts:
+    a lower-case word of :data:`_CONTINUATIONS` directly after a fenced,
+    indented or literal code block. Reads only that block and the paragraph
+    (the segment before the chunk's and its own: what an edit elsewhere
+    leaves alone); in a notebook, inside one cell."""
+    text = ctx.text
+    m = _LOWER_WORD.match(text, p, chunk_end)
+    if m is None or m.group() not in _CONTINUATIONS:
+        return None
+    k = p - 1
+    while k >= 0 and text[k] in " \t\r\n":
+        k -= 1
+    if k < 0:
+        return None
+    block = ctx.structure.leaf_at(k)
+    if block is None or block.kind not in ("fence", "code"):
+        return None
+    cells = getattr(ctx.doc, "notebook", None)
+    if cells is not None and cells.to_cell(k)[0] != cells.to_cell(p)[0]:
+        return None  # a notebook's code cell, then a Markdown cell: each says its own
+    return m.group()
+
+
 def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Issue | None:
     if view.start <= first_content or ctx.doc.kind not in ("markdown", "text"):
         return None  # the document's first chunk has nothing to point back to
@@ -261,6 +301,14 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
     if hit is not None and (hit.end() > view.end or not_pointing_back(text, hit.start(), hit.end(), view.end)):
         hit = None
     opening = hit is not None
+    if hit is None and p == leaf.start and q == p:
+        word = _continues_after_code(ctx, p, view.end)
+        if word is not None:
+            prev = f"chunk {view.position}" if view.position > 0 else "an earlier chunk"
+            return ctx.issue(
+                "CS103", f'chunk {view.position + 1} opens with "{word}", which goes on with the '
+                f"sentence before the code block in {prev}", p, p + len(word), chunk=view.position,
+                hint="keep the code block with the sentence around it", phrase=word)
     if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
         lim = min(leaf.end, view.end, q + BACK_REF_REACH)
         if not _may_refer_back(text, q, lim):
