@@ -104,7 +104,12 @@ class Client(LanguageClient):
         structure = self.protocol.structure_message
 
         def arrived(data: dict) -> object:
-            if isinstance(data, dict) and data.get("method") == "textDocument/publishDiagnostics":
+            # called for every JSON object of a message: a nested one (no
+            # "jsonrpc") is returned at once, as pygls' own hook returns it, so
+            # timing adds no call per object to the client's decoding
+            if "jsonrpc" not in data:
+                return data
+            if data.get("method") == "textDocument/publishDiagnostics":
                 params = data.get("params") or {}
                 self.seen.setdefault((params.get("uri"), params.get("version")),
                                      time.perf_counter())
