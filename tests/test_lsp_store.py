@@ -99,3 +99,113 @@ def test_the_open_carries_the_head_starts_diagnostics_over(tmp_path):
             conv.unstructure(d) for d in expected.diagnostics.everything()]
     finally:
         store.shutdown()
+
+
+def _publishing_store() -> tuple[DocumentStore, list]:
+    store = DocumentStore(workers=1)
+    store.build_diagnostics = diagnostics.build
+    store.editor = EditorSettings.from_initialization_options(
+        {"settings": {"debounceMs": 0, "chunker": "fixed", "unit": "chars", "size": 200}})
+    store.config_ready.set()
+    published: list = []
+    store.on_publish = published.append
+    return store, published
+
+
+async def _settled(store: DocumentStore, published: list, version: int) -> None:
+    async def wait() -> None:
+        while not any(r.version == version for r in published) or URI in store._tasks:
+            await asyncio.sleep(0.01)
+    await asyncio.wait_for(wait(), TIMEOUT)
+
+
+async def test_diagnostics_are_published_before_what_only_lenses_and_hovers_read(monkeypatch):
+    """A version's diagnostics go out as soon as the worker has them: the
+    index of issues per chunk, overlap sizes and heading paths (lenses,
+    hovers, views) is made after, and the publication does not wait for it
+    (before, it did). Each version is published once, and what the features
+    read afterwards is the complete result."""
+    import threading
+
+    from chunkseam.lsp import state
+
+    store, published = _publishing_store()
+    out = threading.Event()
+    store.on_publish = lambda r: (published.append(r), out.set())
+    real = state._index
+    seen: list[tuple[int, bool]] = []
+
+    def index(result, sizer, previous=None):
+        # (in the worker: has this version's publication gone out meanwhile?)
+        seen.append((result.version, out.wait(TIMEOUT)))
+        out.clear()
+        real(result, sizer, previous)
+
+    monkeypatch.setattr(state, "_index", index)
+    try:
+        text = (FIXTURES / "database.md").read_text()
+        store.open(URI, text, 1, "markdown")
+        store.schedule(URI, 0)
+        await _settled(store, published, 1)
+        store.change(URI, 2, [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="Intro. ")])
+        store.schedule(URI, 0)
+        await _settled(store, published, 2)
+        assert seen == [(1, True), (2, True)], "the diagnostics were published before the index was made"
+        assert [r.version for r in published] == [1, 2], "each version published once"
+        result = store.results[URI]
+        assert result is published[-1] and result.issues_by_chunk and result.heading_paths
+        assert len(result.heading_paths) == len(result.chunks)
+    finally:
+        store.shutdown()
+
+
+async def test_a_result_that_fails_after_its_early_publication_is_published_again(monkeypatch):
+    """When what follows the diagnostics fails, the result is an error and
+    its publication (the internal-error diagnostic) replaces the early one."""
+    from chunkseam.lsp import state
+
+    store, published = _publishing_store()
+
+    def index(result, sizer, previous=None):
+        raise RuntimeError("the index failed")
+
+    monkeypatch.setattr(state, "_index", index)
+    try:
+        store.open(URI, (FIXTURES / "database.md").read_text(), 1, "markdown")
+        store.schedule(URI, 0)
+        await _settled(store, published, 1)
+        assert len(published) == 2 and published[0] is published[1]
+        final = published[-1]
+        assert final.error and [d.code for d in final.diagnostics] == [diagnostics.INTERNAL_ERROR]
+    finally:
+        store.shutdown()
+
+
+async def test_a_version_superseded_while_analysed_is_not_published_early(monkeypatch):
+    """A version edited again while its analysis runs is not published, early
+    or late: only the newer one is."""
+    from chunkseam.lsp import state
+
+    store, published = _publishing_store()
+    loop = asyncio.get_running_loop()
+    real = store.build_diagnostics
+
+    def build(result, encoding):
+        if result.version == 1:  # (in the worker: the editor sends an edit meanwhile)
+            asyncio.run_coroutine_threadsafe(edit(), loop).result(TIMEOUT)
+        return real(result, encoding)
+
+    async def edit() -> None:
+        store.change(URI, 2, [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="Intro. ")])
+        store.schedule(URI, 0)
+
+    store.build_diagnostics = build
+    try:
+        store.open(URI, (FIXTURES / "database.md").read_text(), 1, "markdown")
+        store.schedule(URI, 0)
+        await _settled(store, published, 2)
+        assert [r.version for r in published] == [2]
+    finally:
+        store.shutdown()

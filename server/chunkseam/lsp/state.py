@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +72,9 @@ def _analysed(doc: Document) -> bool:
 PREFETCH_MAX = 2
 #: and only files of at most this size (larger ones wait for their didOpen)
 PREFETCH_MAX_BYTES = 16 << 20
+#: seconds an analysis waits for the loop thread to publish its diagnostics
+#: before going on with the rest of its result (see DocumentStore._hand_over)
+HAND_OVER_SECONDS = 0.05
 
 
 def _reads_alike(a: Document, b: Document) -> bool:
@@ -231,6 +235,15 @@ class DocumentStore:
         #: open them (``chunkseam/willOpen``), by uri, until the open takes them
         self._prefetched: dict[str, Result] = {}
         self._prefetching: set[str] = set()
+        #: the loop analyses are awaited on, and its thread (set on that thread)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        #: uri -> ((version, generation, serial), task): the version a publication
+        #: task is waiting for the analysis of (loop thread only)
+        self._awaiting: dict[str, tuple[tuple[int, int, int], Any]] = {}
+        #: uri -> (result, its diagnostics) published as soon as the worker had
+        #: them, before the rest of the result (loop thread only)
+        self._published_early: dict[str, tuple[Result, Any]] = {}
         self.config_ready = asyncio.Event()
         #: called on the loop thread with every fresh result that is still current
         self.on_publish: Callable[[Result], None] | None = None
@@ -464,6 +477,7 @@ class DocumentStore:
             raise Stale(uri)
         ahead = self._prefetched.pop(uri, None)
         loop = asyncio.get_running_loop()
+        self._loop, self._loop_thread = loop, threading.get_ident()
         if self.collector is not None:
             self.collector.bind(loop)
         return await loop.run_in_executor(self.executor, lambda: self._compute(snapshot, ahead=ahead))
@@ -567,12 +581,15 @@ class DocumentStore:
 
             analysis = analyze(doc, settings)
             result.analysis = analysis
-            _index(result, sizer_for(settings) if any(
-                c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None,
-                   prev)
             if self.build_diagnostics is not None:
                 # (a head start's: for no version; the open renews them, see above)
                 result.diagnostics = self.build_diagnostics(result, encoding)
+                if not prefetch:
+                    self._hand_over(result)
+            # what lenses, hovers and views read (after the diagnostics: see _hand_over)
+            _index(result, sizer_for(settings) if any(
+                c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None,
+                   prev)
         except Exception as exc:
             result.analysis = None
             result.issues_by_chunk = {}
@@ -608,12 +625,19 @@ class DocumentStore:
             task.cancel()
 
     async def _publish_later(self, uri: str, delay: float) -> None:
+        task = asyncio.current_task()
         try:
             if delay > 0:
                 await asyncio.sleep(delay)
+            od = self.docs.get(uri)
+            if od is not None:
+                self._awaiting[uri] = ((od.version, self.generation, od.serial), task)
             r = await self.result(uri)
+            early = self._published_early.pop(uri, None)
             if not self._is_current(uri, r.version, r.generation, r.serial):
                 return  # a newer edit has its own pending publication
+            if early is not None and early[0] is r and early[1] is r.diagnostics:
+                return  # published as soon as the worker had them (see _hand_over)
             if self.on_publish is not None:
                 self.on_publish(r)
         except (asyncio.CancelledError, NotOpen):
@@ -622,9 +646,53 @@ class DocumentStore:
             logger.error("chunkseam: publishing diagnostics for %s failed:\n%s", uri,
                          traceback.format_exc())
         finally:
-            if self._tasks.get(uri) is asyncio.current_task():
+            if self._tasks.get(uri) is task:
                 self._tasks.pop(uri, None)
+            waiting = self._awaiting.get(uri)
+            if waiting is not None and waiting[1] is task:
+                self._awaiting.pop(uri, None)
             self._retired.pop(uri, None)  # the replaced analysis, freed after the publication
+
+    def _hand_over(self, result: Result) -> None:
+        """Runs in the worker once ``result``'s diagnostics are built, before
+        what only lenses, hovers and views read (:func:`_index`): a publication
+        waiting for this version gets them now (on the loop thread, see
+        :meth:`_publish_early`). The worker waits for that (at most
+        :data:`HAND_OVER_SECONDS`) so the two do not share the interpreter
+        meanwhile; the result itself is handed over when complete, as before."""
+        loop = self._loop
+        if (loop is None or self.on_publish is None or loop.is_closed()
+                or threading.get_ident() == self._loop_thread):
+            return
+        done = threading.Event()
+
+        def publish() -> None:
+            try:
+                self._publish_early(result)
+            except Exception:  # noqa: BLE001 - the complete result is published then
+                logger.error("chunkseam: early publication of %s failed:\n%s", result.uri,
+                             traceback.format_exc())
+            finally:
+                done.set()
+
+        try:
+            loop.call_soon_threadsafe(publish)
+        except RuntimeError:  # the loop closed meanwhile
+            return
+        done.wait(HAND_OVER_SECONDS)
+
+    def _publish_early(self, result: Result) -> None:
+        """Loop thread: publish ``result``'s diagnostics if a publication task
+        is waiting for its version and it is still current (see
+        :meth:`_hand_over`); that task then does not publish them again."""
+        uri = result.uri
+        waiting = self._awaiting.get(uri)
+        key = (result.version, result.generation, result.serial)
+        if (waiting is None or waiting[0] != key or self.on_publish is None
+                or not self._is_current(uri, *key)):
+            return
+        self._published_early[uri] = (result, result.diagnostics)
+        self.on_publish(result)
 
     def debounce_seconds(self, uri: str) -> float:
         r = self.results.get(uri)
