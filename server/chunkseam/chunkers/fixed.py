@@ -36,11 +36,14 @@ from array import array
 from typing import Any, Callable
 
 from .. import budget
-from ..chunk import Chunk
+from ..chunk import Chunk, chunk_of
 from ..document import Document
 from ..tokens import Sizer
 from . import register
 from .recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST, stable_boundaries_apply
+
+#: a character that is not whitespace (``\S`` matches exactly what ``str.isspace`` does not)
+_CONTENT = re.compile(r"\S")
 
 name = "fixed"
 description = "plain window of `size` units stepping `size - overlap` (cuts anywhere: the baseline)"
@@ -435,27 +438,18 @@ class FixedChunker:
             meta = {"approximate_window": True}
         chunks: list[Chunk] = []
         previous = (-1, -1)
+        content = _CONTENT.search
         for k, (start, end) in enumerate(spans):
             if not k % budget.STRIDE:
                 budget.check("fixed chunking")
             if start >= end or (start, end) == previous:
                 continue
             previous = (start, end)
-            if text[start:end].isspace():
+            if content(text, start, end) is None:  # (only whitespace: no chunk; no copy made to see it)
                 continue
             tokens = count(start, end)
-            chunks.append(
-                Chunk(
-                    start,
-                    end,
-                    len(chunks),
-                    source=text,
-                    tokens=tokens,
-                    strategy=name,
-                    oversize=tokens > size,
-                    meta=dict(meta),
-                )
-            )
+            chunks.append(chunk_of(start, end, len(chunks), text, tokens, name, (), tokens > size,
+                                   dict(meta)))
         if counted:
             # the overlaps' sizes too (the language server shows them): from
             # the whole text's tokens, the window ends' tokens as hints
