@@ -266,6 +266,7 @@ def score(items: list[dict], cache: dict | None = None) -> dict:
     recall: dict[str, Counter] = defaultdict(Counter)
     recall_kind: dict[tuple[str, str], Counter] = defaultdict(Counter)
     stale, moot = [], []
+    lost: list = []  # (item, what is reported there now) of the judged cuts not held
     for it in items:
         kind = kind_of(it)
         if excerpt_sha(_text(it["path"]), it["offset"]) != it["sha"]:
@@ -287,11 +288,14 @@ def score(items: list[dict], cache: dict | None = None) -> dict:
         broken = "clean" if exp == "clean" else "broken"
         ok = (not codes) if exp == "clean" else (exp in codes)
         recall[broken]["held" if ok else "lost"] += 1
+        if not ok:
+            lost.append((it, codes))
         if exp != "clean":
             recall[exp]["held" if ok else "lost"] += 1
         recall_kind[kind, broken]["held" if ok else "lost"] += 1
     return {"before": before, "after": after, "recall": recall, "stale": stale, "moot": moot,
-            "before_kind": before_kind, "after_kind": after_kind, "recall_kind": recall_kind}
+            "before_kind": before_kind, "after_kind": after_kind, "recall_kind": recall_kind,
+            "lost": lost}
 
 
 def _prec(c: Counter) -> str:
@@ -328,6 +332,12 @@ def print_score(res: dict) -> None:
         n = c["held"] + c["lost"]
         if n:
             print(f"{'all':9} {k:8} judged {n}: {c['held']} held ({c['held'] / n:.3f}), {c['lost']} lost")
+    if res["lost"]:
+        print(f"\n{len(res['lost'])} judged cut(s) not held (open: a miss known and kept open):")
+        for it, codes in res["lost"]:
+            print(f"  line {it['line_no']}: {it['path']} @{it['offset']} ({it['setting']}): expected "
+                  f"{expected(it)}, reported {', '.join(sorted(set(codes))) or 'clean'}"
+                  f"{' (open)' if it.get('open') else ''}")
     if res["moot"]:
         print(f"\n{len(res['moot'])} item(s) moot: the chunker no longer cuts (or starts a chunk) there")
     if res["stale"]:

@@ -194,6 +194,32 @@ def test_dangling_reference_later_in_the_first_sentence():
         assert codes_of(validate(doc, chunks, s), "CS103") == [], t
 
 
+def test_dangling_reference_in_chinese_and_japanese():
+    """Text without spaces between words: the back references of Chinese and
+    Japanese, at a chunk's opening or later in its first sentence; not a
+    pointer forward, not past the first sentence, not the first chunk."""
+    s = Settings(min_tokens=0)
+    intro = "评估结果见下图。\n\n<img src=\"results.png\">\n\n"
+    for sentence, phrase, opening in [
+        ("如上图所示，这些调整对性能的影响各不相同。后面还有更多内容。", "如上图所示", True),
+        ("上述方法在小数据集上效果最好。后面还有更多内容。", "上述", True),
+        ("如果上述说明不够，你可以更改系统提示。后面还有更多内容。", "上述", False),
+        ("上記の設定で、検索の精度が上がります。続きがあります。", "上記", True),
+    ]:
+        doc, chunks, _ = marked(f"{intro}✂{sentence}")
+        found = codes_of(validate(doc, chunks, s), "CS103")
+        assert len(found) == 1 and found[0].data["phrase"] == phrase, (sentence, found)
+        assert ("opens with" in found[0].message) is opening, found[0].message
+    for t in [
+        f"{intro}✂如下所示，这些调整对性能的影响各不相同。",  # a pointer forward
+        f"{intro}✂需要 Python 3.8 以上的版本。",  # "以上": "or more"
+        f"{intro}✂这些调整对性能的影响各不相同。如上图所示，效果很好。",  # past the first sentence
+        "✂如上图所示，这些调整对性能的影响各不相同。",  # the first chunk
+    ]:
+        doc, chunks, _ = marked(t)
+        assert codes_of(validate(doc, chunks, s), "CS103") == [], t
+
+
 def test_no_context_respects_the_chunk_heading_path():
     text = "# Database\n\nThe pool holds ten connections. Set the timeout to 30 seconds."
     doc = Document(text)

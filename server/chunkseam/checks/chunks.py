@@ -201,6 +201,17 @@ def _may_refer_back(text: str, start: int, end: int) -> bool:
     return any(w in low for w in _BACK_REF_WORDS)
 
 
+#: a reference back in Chinese or Japanese, where words are not spaced ("如上图所示" "as
+#: shown in the figure above", "上述方法" "the method above", "上記の" "the above"): the
+#: phrases that point back and nothing else ("如下所示", "as shown below", is not one;
+#: "以上" also means "or more", so it is not either)
+_CJK_BACK_REF = re.compile(
+    r"如(?:上|前)(?:图|表|文|例|面)?所(?:示|述|列|说)|如前所述|上述|前述|上面(?:的|这|那|所)|前面(?:的|提到|所)"
+    r"|上文|前文|上一(?:步|节|章|部分|段|个例子|个示例)|上記|前記|先述|上の(?:図|表|例|コード|手順)")
+#: every match of :data:`_CJK_BACK_REF` holds one of these
+_CJK_BACK_REF_CHARS = "上前先"
+
+
 #: a conjunction that opens a sentence and joins it to the one before ("And
 #: that's all…", "But these…"): the dangling word is the one after it
 _CONJUNCTION = re.compile(r"(?:and|but|so(?![ \t]+that\b)|or|yet)[ \t]+(?=[^\W\d_])", re.IGNORECASE)
@@ -311,9 +322,12 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
                 hint="keep the code block with the sentence around it", phrase=word)
     if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
         lim = min(leaf.end, view.end, q + BACK_REF_REACH)
-        if not _may_refer_back(text, q, lim):
-            return None
-        hit = _BACK_REF.search(text, q, lim)
+        if _may_refer_back(text, q, lim):
+            hit = _BACK_REF.search(text, q, lim)
+        if hit is None and any(c in text[q:lim] for c in _CJK_BACK_REF_CHARS):
+            # (in Chinese or Japanese: at the opening, or later in the first sentence)
+            hit = _CJK_BACK_REF.search(text, q, lim)
+            opening = hit is not None and hit.start() == q
         if hit is None:
             return None
     sent = None
