@@ -107,6 +107,43 @@ def test_version_change_is_a_miss(work: Path, tmp_path: Path, capsys, monkeypatc
     assert cli.LAST_RUN["cached"] == 0
 
 
+def test_a_change_of_chunkseam_itself_is_a_miss(work: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """An install from a source tree keeps its version number across commits
+    (and an editable one changes with each edit): its own files are in the key."""
+    cache = str(tmp_path / "cache")
+    truth = lint(capsys, "--cache-dir", cache)
+    assert lint(capsys, "--cache-dir", cache) == truth and cli.LAST_RUN["cached"] == truth["summary"]["files"]
+    monkeypatch.setattr(resultcache, "code_fingerprint", lambda root=None: "another build")
+    lint(capsys, "--cache-dir", cache)
+    assert cli.LAST_RUN["cached"] == 0
+
+
+def test_the_code_fingerprint_follows_the_package_files(tmp_path: Path) -> None:
+    fingerprint = resultcache.code_fingerprint.__wrapped__  # (uncached)
+    pkg = tmp_path / "chunkseam"
+    (pkg / "checks").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("__version__ = '1'\n")
+    (pkg / "checks" / "cuts.py").write_text("RULE = 1\n")
+    (pkg / "rules").mkdir()
+    (pkg / "rules" / "CS001.md").write_text("# CS001\n")
+    first = fingerprint(str(pkg))
+    assert fingerprint(str(pkg)) == first
+    # what does not change a result: compiled files, other files
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "cuts.cpython-311.pyc").write_bytes(b"\0" * 10)
+    (pkg / "checks" / "notes.orig").write_text("x")
+    assert fingerprint(str(pkg)) == first
+    # an edited rule (another size, another time), a rule page, a new module
+    (pkg / "checks" / "cuts.py").write_text("RULE = 22\n")
+    second = fingerprint(str(pkg))
+    assert second != first
+    os.utime(pkg / "rules" / "CS001.md", ns=(10**18, 10**18))
+    third = fingerprint(str(pkg))
+    assert third != second
+    (pkg / "checks" / "more.py").write_text("")
+    assert fingerprint(str(pkg)) != third
+
+
 def test_tokenizer_file_content_is_in_the_key(tmp_path: Path) -> None:
     tok = tmp_path / "enc.tiktoken"
     tok.write_bytes(b"aGVsbG8= 0\n")

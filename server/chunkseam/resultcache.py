@@ -1,8 +1,9 @@
 """The persistent lint cache: one file's result, kept between runs.
 
 An entry is keyed by the file's path and content hash, the resolved settings
-that apply to it, the chunkseam version and the hash of the tokenizer file the
-settings name — change any of them and the entry is simply not found. Entries
+that apply to it, the chunkseam version and its own files (see
+:func:`code_fingerprint`) and the hash of the tokenizer file the settings
+name — change any of them and the entry is simply not found. Entries
 are written atomically (a temporary file in the same directory, then
 ``os.replace``) and carry the BLAKE2b digest of their payload, so a torn,
 truncated or tampered entry, or one from another format version, is a miss,
@@ -16,6 +17,7 @@ turns it off; ``chunkseam clean`` removes it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -73,6 +75,35 @@ def _file_digest(path: str) -> str:
         os.close(fd)
 
 
+#: the files of the installed package whose change can change a result
+_CODE_SUFFIXES = (".py", ".md", ".json", ".toml", ".txt")
+
+
+@functools.lru_cache(maxsize=None)
+def code_fingerprint(root: str | None = None) -> str:
+    """A digest of the chunkseam package's own files (each one's path, size
+    and modification time; ``root``: the package directory, by default this
+    one's). An install from a source tree keeps its version number across
+    commits, and an editable install changes with every edit: the version
+    alone would give their results from before the change."""
+    base = Path(root) if root is not None else Path(__file__).resolve().parent
+    h = hashlib.blake2b(digest_size=16)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in filenames:
+            if name.endswith(_CODE_SUFFIXES):
+                path = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found.append((os.path.relpath(path, base), st.st_size, st.st_mtime_ns))
+    for rel, size, mtime in sorted(found):
+        h.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
 def settings_key(settings: Any) -> str:
     """The part of the key that stands for the settings, the version and the tokenizer file."""
     tok = getattr(settings, "tiktoken_file", None)
@@ -94,7 +125,7 @@ def settings_key(settings: Any) -> str:
             tok_hash += "\0hf:" + _file_digest(str(path))
         except (OSError, TokenizerUnavailable):
             tok_hash += "\0hf:unavailable"
-    return f"{__version__}\0{FORMAT}\0{settings!r}\0{tok_hash}"
+    return f"{__version__}\0{code_fingerprint()}\0{FORMAT}\0{settings!r}\0{tok_hash}"
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(FileResult) if f.name != "records")
