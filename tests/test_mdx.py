@@ -222,6 +222,27 @@ def test_cuts_inside_mdx_blocks():
     assert "CS008" not in [c for c, _ in _codes("<Badge text='x' />\n\n✂Text here.\n")]
 
 
+def test_a_jsx_table_is_not_split_between_its_rows_or_cells():
+    """A cut between two whole children is clean, but not between the rows or
+    the cells of a JSX table: a row cut from the header above it, a cell from
+    its row (as CS004 reports in a Markdown table)."""
+    rows = ("<table>\n  <thead>\n    <tr>\n      <th>MDX</th>\n\n      <th>JSX</th>\n    </tr>\n  </thead>\n\n"
+            "  <tbody>\n    <tr>\n      <td>\n        *a*\n      </td>\n\n{cell}      <td>\n        <em>a</em>\n"
+            "      </td>\n    </tr>\n\n{row}    <tr>\n      <td>\n        **b**\n      </td>\n\n"
+            "      <td>\n        <strong>b</strong>\n      </td>\n    </tr>\n  </tbody>\n</table>\n")
+
+    def cs008(text: str) -> list[str]:
+        doc, chunks, _ = marked(text, path="t.mdx")
+        return [i.message for i in validate(doc, chunks, Settings(), sizer=CHARS) if i.code == "CS008"]
+
+    between_cells = cs008(rows.format(cell="✂", row=""))
+    assert len(between_cells) == 1 and "inside the JSX element <tr>" in between_cells[0], between_cells
+    between_rows = cs008(rows.format(cell="", row="✂"))
+    assert len(between_rows) == 1 and "inside the JSX element <table>" in between_rows[0], between_rows
+    # the children of other elements: still clean
+    assert cs008("<Steps>\n  <Step>\n\n  One.\n\n  </Step>\n\n✂  <Step>\n\n  Two.\n\n  </Step>\n</Steps>\n") == []
+
+
 def test_a_flow_expression_is_one_block():
     text = "Intro.\n\n{/*\n  * Keep this list sorted.\n  * ```md\n  * {not a brace}\n  * ```\n  */}\n\nAfter.\n"
     (expr,) = [b for b in parse_blocks(text, mdx=True) if b.kind == "esm"]

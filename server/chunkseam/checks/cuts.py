@@ -419,6 +419,10 @@ def only_closing_tags(text: str, start: int, end: int) -> bool:
     return skip_closing_tags(text, start, end) >= end
 
 
+#: the JSX elements of an HTML table whose children (rows, cells) are not split cleanly
+_TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
+
+
 def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind == "front_matter":
@@ -483,7 +487,13 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         if kids and kids[0].start < cut.offset and (
                 b.kind == "directive" or cut.offset < kids[-1].end
                 or not _closing_tag_after(ctx.text, kids[-1].end, b.end)):
-            return None
+            # between two whole children: clean, but for the rows and cells
+            # of a table (`<tr>`, `<td>`: a row cut from its header, a cell
+            # from its row), the unit CS004 keeps whole in a Markdown table
+            table = [j for j in jsx if j.kind == "jsx" and j.info in _TABLE_TAGS]
+            if not table:
+                return None
+            b = b if b.info == "tr" else table[0]
         if b.kind == "directive":  # a reStructuredText directive: in its head or between its body blocks
             return _finish(ctx, "CS008", cut, f"inside the reStructuredText directive \"{b.info}\"", b.start,
                            b.end, hint="keep the directive in one chunk", block=[b.start, b.end],
