@@ -74,10 +74,12 @@ class Analysis:
 
 
 def analyze(doc: Document, settings: Settings | None = None, *,
-            seconds: float | None = -1.0) -> Analysis:
+            seconds: float | None = -1.0, stats: bool = True) -> Analysis:
     """Chunk and check ``doc`` within the budget of :mod:`chunkseam.budget`
     (``seconds`` of wall time, by default :func:`~chunkseam.budget.default_seconds`;
-    None: no time limit); over it, :class:`~chunkseam.budget.BudgetExceeded`."""
+    None: no time limit); over it, :class:`~chunkseam.budget.BudgetExceeded`.
+    ``stats=False``: :attr:`Analysis.stats` is left None, for a caller that
+    counts later (the language server, after publishing the diagnostics)."""
     if seconds is not None and seconds < 0:
         seconds = budget.default_seconds(len(doc.text))
     from .validate import statistics, validate
@@ -92,7 +94,7 @@ def analyze(doc: Document, settings: Settings | None = None, *,
         budget.check_chunks(len(chunks))
         budget.check("chunking")
         issues = validate(doc, chunks, settings, sizer=sizer)
-    return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues))
+    return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues) if stats else None)
 
 
 def describe_chunker(settings: Settings, sources: dict[str, str] | None = None) -> str:

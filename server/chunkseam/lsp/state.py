@@ -579,14 +579,17 @@ class DocumentStore:
         try:
             from ..analysis import analyze, sizer_for
 
-            analysis = analyze(doc, settings)
+            analysis = analyze(doc, settings, stats=False)  # (counted after the publication)
             result.analysis = analysis
             if self.build_diagnostics is not None:
                 # (a head start's: for no version; the open renews them, see above)
                 result.diagnostics = self.build_diagnostics(result, encoding)
                 if not prefetch:
                     self._hand_over(result)
-            # what lenses, hovers and views read (after the diagnostics: see _hand_over)
+            # what lenses, hovers, views and the status read (after the diagnostics: see _hand_over)
+            from ..validate import statistics
+
+            analysis.stats = statistics(analysis.chunks, analysis.issues)
             _index(result, sizer_for(settings) if any(
                 c.start < p.end for p, c in zip(analysis.chunks, analysis.chunks[1:])) else None,
                    prev)
@@ -692,6 +695,10 @@ class DocumentStore:
                 or not self._is_current(uri, *key)):
             return
         self._published_early[uri] = (result, result.diagnostics)
+        if result.config_errors and self.on_config_errors is not None:
+            # reported before the diagnostics, as when the result is complete
+            # (which reports them again: the reporting skips what it has said)
+            self.on_config_errors(result)
         self.on_publish(result)
 
     def debounce_seconds(self, uri: str) -> float:
