@@ -209,3 +209,34 @@ async def test_a_version_superseded_while_analysed_is_not_published_early(monkey
         assert [r.version for r in published] == [2]
     finally:
         store.shutdown()
+
+
+async def test_an_early_publication_that_fails_is_made_again_and_nothing_is_kept():
+    """A publication that fails when the diagnostics are handed over early is
+    made again with the complete result; once a version is published the
+    store keeps no note of it (nor after a close)."""
+    store, published = _publishing_store()
+    calls: list[int] = []
+
+    def publish(result) -> None:
+        calls.append(result.version)
+        if len(calls) == 1:
+            raise OSError("the pipe is full")
+        published.append(result)
+
+    store.on_publish = publish
+    try:
+        store.open(URI, (FIXTURES / "database.md").read_text(), 1, "markdown")
+        store.schedule(URI, 0)
+        await _settled(store, published, 1)
+        assert calls == [1, 1] and len(published) == 1
+        assert store._published_early == {} and store._awaiting == {}
+        store.change(URI, 2, [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="Intro. ")])
+        store.schedule(URI, 0)
+        await _settled(store, published, 2)
+        assert calls == [1, 1, 2] and store._published_early == {} and store._awaiting == {}
+        store.close(URI)
+        assert store._published_early == {} and store._awaiting == {}
+    finally:
+        store.shutdown()

@@ -293,6 +293,8 @@ class DocumentStore:
         self.results.pop(uri, None)
         self._retired.pop(uri, None)
         self._prefetched.pop(uri, None)
+        self._awaiting.pop(uri, None)
+        self._published_early.pop(uri, None)
         if od is not None and not any(o.doc.text == od.doc.text for o in self.docs.values()):
             # what only this document's text needed goes with it (the caches
             # are bounded anyway; this returns the memory now)
@@ -636,7 +638,7 @@ class DocumentStore:
             if od is not None:
                 self._awaiting[uri] = ((od.version, self.generation, od.serial), task)
             r = await self.result(uri)
-            early = self._published_early.pop(uri, None)
+            early = self._published_early.get(uri)
             if not self._is_current(uri, r.version, r.generation, r.serial):
                 return  # a newer edit has its own pending publication
             if early is not None and early[0] is r and early[1] is r.diagnostics:
@@ -652,8 +654,9 @@ class DocumentStore:
             if self._tasks.get(uri) is task:
                 self._tasks.pop(uri, None)
             waiting = self._awaiting.get(uri)
-            if waiting is not None and waiting[1] is task:
+            if waiting is None or waiting[1] is task:  # (no newer publication is waiting)
                 self._awaiting.pop(uri, None)
+                self._published_early.pop(uri, None)
             self._retired.pop(uri, None)  # the replaced analysis, freed after the publication
 
     def _hand_over(self, result: Result) -> None:
@@ -694,12 +697,13 @@ class DocumentStore:
         if (waiting is None or waiting[0] != key or self.on_publish is None
                 or not self._is_current(uri, *key)):
             return
-        self._published_early[uri] = (result, result.diagnostics)
         if result.config_errors and self.on_config_errors is not None:
             # reported before the diagnostics, as when the result is complete
             # (which reports them again: the reporting skips what it has said)
             self.on_config_errors(result)
         self.on_publish(result)
+        # (only once published: a publication that failed is made again with the complete result)
+        self._published_early[uri] = (result, result.diagnostics)
 
     def debounce_seconds(self, uri: str) -> float:
         r = self.results.get(uri)
