@@ -199,22 +199,32 @@ SETTINGS = [
 # -- random edits of corpus documents ----------------------------------------------------------
 
 
+@pytest.mark.parametrize("share", [False, True], ids=["copies", "shared"])
 @pytest.mark.parametrize("seed", range(6))
-def test_random_edits_of_corpus_documents_equal_a_fresh_analysis(seed):
+def test_random_edits_of_corpus_documents_equal_a_fresh_analysis(seed, share):
+    """``share=True`` (the language server's): the issues handed out are the
+    ones kept for the next version; every version still equals a fresh
+    analysis, and what an earlier version was given stays as it was."""
     files = corpus_files("markdown")
     rng = random.Random(seed)
     config = SETTINGS[seed % len(SETTINGS)]
     doc = Document(corpus_text(rng, files, 8), path=f"/virtual/doc{seed}.md", version=1)
-    assert snapshot(analyze(doc, config)) == from_scratch(doc, config)
+    first = analyze(doc, config, share=share)
+    assert snapshot(first) == from_scratch(doc, config)
+    given = [(first, snapshot(first))]
     for step in range(8):
         new = random_edit(rng, doc)
         if step % 4 == 3:  # a version nobody analyses (a burst of typing)
             new = random_edit(rng, new)
-        got = snapshot(analyze(new, config))
+        analysis = analyze(new, config, share=share)
+        got = snapshot(analysis)
         assert structure(new)._segmentation.updated
         assert got == from_scratch(new, config), (seed, step)
+        given.append((analysis, got))
         doc = new
     check_structure(doc)
+    for analysis, was in given:  # (messages included: each written from its own version's text)
+        assert snapshot(analysis) == was
 
 
 def test_one_character_edits_reuse_almost_everything():
@@ -498,7 +508,8 @@ class _Text(str):
     """A document text a weak reference can watch."""
 
 
-def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
+@pytest.mark.parametrize("share", [False, True], ids=["copies", "shared"])
+def test_cut_messages_are_written_when_read_and_never_keep_an_old_text(share):
     """A cut issue's message is written when first read, from the text of
     its own version: after edits (cuts reused before the edit, moved ones
     from the cache, new ones judged) every message equals a fresh analysis's;
@@ -512,7 +523,7 @@ def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
     text = _Text("\n\n".join(f.read_text(encoding="utf-8") for f in files[:4]))
     config = Settings(chunker="fixed", size=48, overlap=8)
     doc = Document(text, path="/virtual/lazy.md", version=1)
-    first = analyze(doc, config)
+    first = analyze(doc, config, share=share)
     assert len(first.issues) > 50
     unwritten = [i for i in first.issues if type(i._message) is not str]
     assert len(unwritten) > len(first.issues) // 2  # nothing read them yet
@@ -523,7 +534,7 @@ def test_cut_messages_are_written_when_read_and_never_keep_an_old_text():
     for version in (2, 3, 4):
         at = rng.randrange(len(doc.text) // 4, len(doc.text))
         doc = doc.with_edit(at, at, rng.choice(["x", "more words ", "\n\n"]), version=version)
-        got = analyze(doc, config)
+        got = analyze(doc, config, share=share)
     del text, first, unwritten
     gc.collect()
     assert watch() is None  # version 1's text: nothing kept it

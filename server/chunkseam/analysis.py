@@ -74,12 +74,13 @@ class Analysis:
 
 
 def analyze(doc: Document, settings: Settings | None = None, *,
-            seconds: float | None = -1.0, stats: bool = True) -> Analysis:
+            seconds: float | None = -1.0, stats: bool = True, share: bool = False) -> Analysis:
     """Chunk and check ``doc`` within the budget of :mod:`chunkseam.budget`
     (``seconds`` of wall time, by default :func:`~chunkseam.budget.default_seconds`;
     None: no time limit); over it, :class:`~chunkseam.budget.BudgetExceeded`.
     ``stats=False``: :attr:`Analysis.stats` is left None, for a caller that
-    counts later (the language server, after publishing the diagnostics)."""
+    counts later (the language server, after publishing the diagnostics).
+    ``share``: see :func:`chunkseam.validate.validate`."""
     if seconds is not None and seconds < 0:
         seconds = budget.default_seconds(len(doc.text))
     from .validate import statistics, validate
@@ -93,7 +94,7 @@ def analyze(doc: Document, settings: Settings | None = None, *,
         name, chunks = make_chunks(doc, settings, sizer)
         budget.check_chunks(len(chunks))
         budget.check("chunking")
-        issues = validate(doc, chunks, settings, sizer=sizer)
+        issues = validate(doc, chunks, settings, sizer=sizer, share=share)
     return Analysis(doc, settings, name, chunks, issues, statistics(chunks, issues) if stats else None)
 
 

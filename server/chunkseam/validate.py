@@ -186,16 +186,22 @@ def _fill_tokens(views: list[ChunkView], text: str, settings: Settings, sizer: A
 
 
 def validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settings | None = None,
-             *, sizer: Any = None) -> list[Issue]:
-    """Issues for ``chunks`` of ``doc`` (see the module documentation)."""
+             *, sizer: Any = None, share: bool = False) -> list[Issue]:
+    """Issues for ``chunks`` of ``doc`` (see the module documentation).
+
+    ``share=True``: the issues may be the very objects this validation keeps
+    for the next version of the document (no copies made), for a caller that
+    never changes an issue (the language server); by default the caller gets
+    its own."""
     from .sentences import language
 
     settings = settings or Settings()
     with language(getattr(settings, "language", None)):  # sentence rules of the document's language
-        return _validate(doc, chunks, settings, sizer)
+        return _validate(doc, chunks, settings, sizer, share)
 
 
-def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settings, sizer: Any) -> list[Issue]:
+def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Settings, sizer: Any,
+              share: bool = False) -> list[Issue]:
     doc = load(doc) if not isinstance(doc, Document) else doc
     enabled = registry.resolve_selection(settings, doc.path)
     text = doc.text
@@ -216,7 +222,7 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     ctx = Context(doc, settings, enabled, views, sizer)
 
     order = [(code, fn) for code, fn in _order(doc) if code in enabled]
-    judge = _CutJudge(ctx, order) if doc.kind == "markdown" else None
+    judge = _CutJudge(ctx, order, share) if doc.kind == "markdown" else None
     if order:
         blocks = doc.kind in ("markdown", "text")
         cuts = make_cuts(text, views)
@@ -443,9 +449,11 @@ def _shifted(issue: Issue, delta: int, text: str, reach: tuple[int, int | None])
 class _CutJudge:
     """Judges the cuts of one Markdown validation through the cache."""
 
-    def __init__(self, ctx: Context, order: list) -> None:
+    def __init__(self, ctx: Context, order: list, share: bool = False) -> None:
         self.ctx = ctx
         self.order = order
+        #: the issues handed out are the run's own (see validate's ``share``)
+        self.share = share
         self.plain = _plain_order(order)
         self.st = ctx.structure
         eol = _FIRST_EOL.search(ctx.text)
@@ -511,7 +519,12 @@ class _CutJudge:
                 kept = old_found[reused]
                 found_all.append(kept)
                 if kept is not None:
-                    out.append(_copy(kept, text))
+                    if self.share:
+                        # (its message, still to be written, reads this text: the same here)
+                        kept._text = text
+                        out.append(kept)
+                    else:
+                        out.append(_copy(kept, text))
                 reused += 1
             tail = self._moved_tail(cuts, previous, delta, reused)
         for k, cut in enumerate(cuts[reused:tail]):
@@ -533,7 +546,7 @@ class _CutJudge:
                     continue
                 found = _shifted(kept, delta, text, reach(cuts[k]))
                 out.append(found)
-                found_all.append(_copy(found, None))
+                found_all.append(found if self.share else _copy(found, None))
         starts = {v.position: v.start for v in ctx.chunks}
         ends = {v.position: v.end for v in ctx.chunks}
         stats = (self.judged, self.lookups, self.hits)
@@ -651,6 +664,10 @@ class _CutJudge:
         else:
             tail = len(views)
         fresh = chunk_issues(ctx, first_content, views[n:tail])
+        if self.share:  # (a caller that changes no issue: one set of them)
+            own = reused + fresh + moved
+            ctx.doc.memo(key, lambda: (st._serials, shared, keys, own))
+            return list(own)
         # the run keeps its own copies, the caller gets others (it may change them)
         own = reused + [_copy(i) for i in fresh] + moved
         ctx.doc.memo(key, lambda: (st._serials, shared, keys, own))
@@ -711,12 +728,15 @@ class _CutJudge:
         """The issue of ``cut`` (None: clean) and a copy of it that shares
         nothing changeable with it, for what this validation keeps: the
         cache's own copy when it has just been put there (neither the cache
-        nor a kept run ever changes an issue; both hand out copies)."""
+        nor a kept run ever changes an issue; both hand out copies). Sharing
+        its issues (``share``), the validation keeps the issue itself (never
+        the cache's copy: the cache serves other documents)."""
         ctx = self.ctx
         self.judged += 1
+        share = self.share
         if not self.cached and (self.judged - 1) % _CACHE_PROBE:
             found = _judge(ctx, self.order, cut, True, self.plain)
-            return (None, None) if found is None else (found, _copy(found, None))
+            return (None, None) if found is None else (found, found if share else _copy(found, None))
         self.lookups += 1
         offset, alt, left, right = cut.offset, cut.alt, cut.left, cut.right
         seg_key, lo, hi = self.st.neighbourhood(offset, offset if alt is None else alt)
@@ -742,18 +762,18 @@ class _CutJudge:
                 return None, None
             base, issue = hit
             found = _shifted(issue, lo - base, ctx.text, ctx.reach(cut))
-            return found, _copy(found, None)
+            return found, found if share else _copy(found, None)
         found = _judge(ctx, self.order, cut, True, self.plain)
         if found is None:
             _CUT_CACHE.put(key, _NO_ISSUE, 250)
             return None, None
         own = _own_copy(found)
         if own is None:
-            return found, _copy(found, None)
+            return found, found if share else _copy(found, None)
         message = found._message
         size = len(message) if type(message) is str else 300 + len(message[8])
         _CUT_CACHE.put(key, (lo, own), 900 + size + len(found.data) * 120)
-        return found, own
+        return found, found if share else own
 
 
 #: ``data`` keys of per-chunk issues holding offsets (a list of ints) ...

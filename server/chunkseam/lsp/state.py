@@ -581,7 +581,8 @@ class DocumentStore:
         try:
             from ..analysis import analyze, sizer_for
 
-            analysis = analyze(doc, settings, stats=False)  # (counted after the publication)
+            # (counted after the publication; the issues, which nothing here changes, not copied)
+            analysis = analyze(doc, settings, stats=False, share=True)
             result.analysis = analysis
             if self.build_diagnostics is not None:
                 # (a head start's: for no version; the open renews them, see above)
