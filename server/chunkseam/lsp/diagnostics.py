@@ -148,32 +148,6 @@ class Positions:
         return types.Range(s, e)
 
 
-_ATOMS = frozenset({str, int, float, bool, type(None)})
-
-
-def _jsonable(value: Any) -> Any:
-    t = type(value)
-    if t in _ATOMS:
-        return value
-    if t is dict:  # an issue's data: atoms and lists of offsets, done here without a call each
-        out = {}
-        for k, v in value.items():
-            tv = type(v)
-            if tv not in _ATOMS:
-                v = list(v) if tv is list and all(type(x) is int for x in v) else _jsonable(v)
-            out[k if type(k) is str else str(k)] = v
-        return out
-    if t is list and all(type(v) is int for v in value):
-        return list(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    return str(value)
-
-
 _UNIT_NOUNS = {"CS001": "word", "CS002": "sentence", "CS003": "code block", "CS004": "table",
                "CS005": "list item", "CS006": "span", "CS007": "heading", "CS008": "block",
                "CS201": "definition", "CS202": "string"}
@@ -192,8 +166,14 @@ def unit_noun(issue: Any) -> str:
 
 
 def _data(issue: Any, unit: Any, version: Any) -> dict[str, Any]:
-    """A diagnostic's ``data``."""
-    data = {
+    """A diagnostic's ``data``: what names its issue (code, cut and range:
+    the server finds the issue again by them when the client asks for its
+    fixes), the chunks on either side, the broken unit, the hint and the
+    document version. The rule's own details (``Issue.data``: a fence's
+    marker, a sentence's offsets …) stay with the server, which reads them
+    from its issue: the client has no use for them, and a publication of a
+    large document holds a thousand diagnostics."""
+    return {
         "code": issue.code,
         "name": issue.name,
         "chunk": issue.chunk,
@@ -205,9 +185,6 @@ def _data(issue: Any, unit: Any, version: Any) -> dict[str, Any]:
         "fix": issue.fix,
         "version": version,
     }
-    if issue.data:
-        data["data"] = _jsonable(issue.data)
-    return data
 
 
 def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
