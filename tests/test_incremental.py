@@ -1367,6 +1367,45 @@ async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
         _fresh_server_diagnostics(uri, text, server_settings))
 
 
+def test_a_run_that_judges_few_cuts_passes_the_cache_verdict_on(monkeypatch):
+    """After an edit that moves every later cut (the cache found nothing), an
+    edit that keeps the token count (one word for another: the later windows
+    are moved, few cuts judged) does not reset the verdict: the next edit
+    that moves every cut still looks up only every _CACHE_PROBE-th one. Every
+    version's issues equal a cold run's."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:8])
+    config = Settings(chunker="fixed", size=32, overlap=4)
+    stats: list[tuple[int, int, int]] = []
+    real_all = validate_mod._CutJudge.judge_all
+
+    def spy(self, cuts):
+        out = real_all(self, cuts)
+        stats.append((self.judged, self.lookups, self.hits))
+        return out
+
+    monkeypatch.setattr(validate_mod._CutJudge, "judge_all", spy)
+    at = text.index(" the ", len(text) // 10) + 1
+    same = text.index(" the ", len(text) // 2) + 1  # " the" -> " and": one token for one
+    versions = [Document(text, path="/virtual/verdict.md", version=1)]
+    with fresh_caches():
+        runs = [analyze(versions[0], config)]
+        for edit in ((at, at, "more words "), (same + len("more words "), same + len("more words ") + 3, "and"),
+                     (at, at, "even more ")):
+            versions.append(versions[-1].with_edit(*edit, version=len(versions) + 1))
+            runs.append(analyze(versions[-1], config))
+    monkeypatch.undo()
+    _cold, (judged1, lookups1, _), (judged2, _l2, _h2), (judged3, lookups3, hits3) = stats
+    assert judged1 > validate_mod._CACHE_TRIAL and lookups1 == -(-judged1 // validate_mod._CACHE_PROBE)
+    assert judged2 < validate_mod._CACHE_TRIAL  # (the windows after the word were moved, not judged)
+    assert judged3 > validate_mod._CACHE_TRIAL
+    assert lookups3 == -(-judged3 // validate_mod._CACHE_PROBE) and hits3 * 50 < judged3
+    for version, run in zip(versions, runs):
+        with fresh_caches():
+            cold = analyze(Document(version.text, path="/virtual/verdict.md", version=9), config)
+        assert [dataclasses.asdict(i) for i in run.issues] == [dataclasses.asdict(i) for i in cold.issues]
+
+
 def test_cut_cache_is_probed_when_it_stopped_paying_and_taken_again_on_undo(monkeypatch):
     """A fixed-window edit that changes the token count moves every later cut
     to where none was judged: after a run that found (almost) nothing in the

@@ -354,7 +354,9 @@ _NO_ISSUE = (None,)  # a cached "the cut is clean"
 # :data:`_CACHE_PROBE`-th cut it judges; once two of those, and at least one
 # in four, were found in the cache (an edit undone, a text the cache has
 # seen), it looks up every cut again for the rest of the run, and so does the
-# next run. Judgements are the same either way.
+# next run. A run that judges fewer than :data:`_CACHE_TRIAL` cuts (an edit
+# that leaves the later windows where they were: they are moved, not judged)
+# passes the last verdict on. Judgements are the same either way.
 _CACHE_TRIAL = 256
 _CACHE_HIT_RATIO = 50
 _CACHE_PROBE = 16
@@ -550,6 +552,10 @@ class _CutJudge:
         starts = {v.position: v.start for v in ctx.chunks}
         ends = {v.position: v.end for v in ctx.chunks}
         stats = (self.judged, self.lookups, self.hits)
+        if self.judged < _CACHE_TRIAL and previous is not None:
+            # too few cuts judged to tell (an edit that moved the rest): the
+            # last verdict on the cache stands for the next run
+            stats = previous[5]
         ctx.doc.memo(key, lambda: (self.st._serials, cuts, found_all, starts, ends, stats))
         return out
 
