@@ -1367,6 +1367,40 @@ async def test_server_diagnostics_after_incremental_edits_equal_a_fresh_open(
         _fresh_server_diagnostics(uri, text, server_settings))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_cuts_before_an_edit_are_the_previous_versions_and_all_equal_a_fresh_list(seed):
+    """The cuts before the first chunk an edit changes are taken from the
+    previous version (the same objects); every version's list equals one
+    made from scratch: edits anywhere, at the very end (trailing blank
+    lines), before the first content, and ones that join two cuts."""
+    from chunkseam.analysis import make_chunks
+    from chunkseam.checks.inputs import make_cuts, read_chunks
+
+    files = corpus_files("markdown")
+    rng = random.Random(seed)
+    config = [Settings(chunker="fixed", size=48, overlap=8), Settings(),
+              Settings(chunker="recursive", size=64, overlap=8),
+              Settings(chunker="fixed", unit="chars", size=300)][seed]
+    doc = Document(corpus_text(rng, files, 4), path=f"/virtual/cuts{seed}.md", version=1)
+    shared = 0
+    previous: list = []
+    for step in range(16):
+        _, chunks = make_chunks(doc, config)
+        views, _ = read_chunks(doc.text, chunks, lambda *a, **k: None)
+        got = validate_mod._cuts(doc, doc.text, views)
+        assert got == make_cuts(doc.text, views), (seed, step)
+        ids = {id(c) for c in previous}
+        shared += sum(id(c) in ids for c in got)
+        previous = got
+        n = len(doc.text)
+        a = [rng.randrange(n + 1), n, 0, rng.randrange(n + 1)][step % 4]
+        b = min(n, a + rng.choice([0, 0, 1, 5, 40]))
+        kept = doc  # (the previous version stays alive, as the server's last result keeps it)
+        doc = kept.with_edit(a, b, rng.choice(["x", " ", "\n\n", "word ", "", "```\n", "# h\n", "  \n"]),
+                             version=step + 2)
+    assert shared > 50
+
+
 def test_a_run_that_judges_few_cuts_passes_the_cache_verdict_on(monkeypatch):
     """After an edit that moves every later cut (the cache found nothing), an
     edit that keeps the token count (one word for another: the later windows

@@ -133,7 +133,7 @@ from .checks.cuts import (
     split_raw_block,
     split_table,
 )
-from .checks.inputs import make_cuts, read_chunks, uncovered
+from .checks.inputs import content_bounds, make_cuts, read_chunks, uncovered
 from .checks.textonly import validate_text_only
 from .document import Document, load
 from .issue import SEVERITY_RANK, Issue
@@ -225,7 +225,7 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     judge = _CutJudge(ctx, order, share) if doc.kind == "markdown" else None
     if order:
         blocks = doc.kind in ("markdown", "text")
-        cuts = make_cuts(text, views)
+        cuts = _cuts(doc, text, views)
         if judge is not None:
             issues.extend(judge.judge_all(cuts))
         else:
@@ -302,6 +302,38 @@ def _judge(ctx: Context, order: list, cut: Any, blocks: bool,
             if found is not None:
                 return found
     return None
+
+
+def _cuts(doc: Document, text: str, views: list[ChunkView]) -> list:
+    """``make_cuts(text, views)``; those before an edit are the nearest
+    ancestor's (kept on each version, see :meth:`Document.lineage`): a cut at
+    an offset before the first chunk that differs between the two versions
+    (and before the end of either text's content) reads only the chunks
+    before it, which are the same, so it is the same cut. The last of those
+    is made again (whether it joins the next one depends on that one)."""
+    sig = [(v.start, v.end, v.position) for v in views]
+    bounds = content_bounds(text)
+    cuts = None
+    previous = _previous_run(doc, "cuts") if bounds is not None else None
+    if previous is not None:
+        old_sig, old_cuts, old_bounds = previous
+        if old_bounds is not None and old_bounds[0] == bounds[0]:
+            k, n = 0, min(len(sig), len(old_sig))
+            while k < n and sig[k] == old_sig[k]:
+                k += 1
+            limit = min(sig[k][0] if k < len(sig) else bounds[1],
+                        old_sig[k][0] if k < len(old_sig) else old_bounds[1], bounds[1], old_bounds[1])
+            j = 0
+            while j < len(old_cuts) and (old_cuts[j].offset if old_cuts[j].alt is None
+                                         else old_cuts[j].alt) < limit:
+                j += 1
+            if j > 0:
+                j -= 1
+                cuts = old_cuts[:j] + make_cuts(text, views, old_cuts[j].offset)
+    if cuts is None:
+        cuts = make_cuts(text, views)
+    doc.memo("cuts", lambda: (sig, cuts, bounds))
+    return cuts
 
 
 # -- reuse across versions: cut judgements cached by their neighbourhood -----------------

@@ -211,18 +211,35 @@ def _mismatch(doc_text: str, pos: int, start: int, end: int, text: str, make_iss
 _NOT_SPACE = re.compile(r"\S")
 
 
-def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
-    """Every place where a chunk starts or ends inside the document's content."""
-    if not views:
-        return []
+def content_bounds(text: str) -> tuple[int, int] | None:
+    """``(first, last)``: the offset of the text's first non-blank character
+    and the end of its last one (None: a blank text)."""
     # (no stripped copies of a large text: \S is str.strip's complement)
     m = _NOT_SPACE.search(text)
     if m is None:
-        return []
-    first = m.start()
+        return None
     last = len(text)  # offsets >= last are trailing whitespace
     while text[last - 1].isspace():
         last -= 1
+    return m.start(), last
+
+
+def make_cuts(text: str, views: list[ChunkView], after: int = -1) -> list[Cut]:
+    """Every place where a chunk starts or ends inside the document's content
+    (``after``: only those at that offset or later, as the whole list has
+    them, but for a cut there merged with one before it: see
+    :func:`chunkseam.validate` for the list made from an earlier version's)."""
+    if not views:
+        return []
+    bounds = content_bounds(text)
+    if bounds is None:
+        return []
+    first, last = bounds
+    if after > 0:
+        # a cut at c >= after: views that end at c, start at c or cover c all end at or after it
+        views = [v for v in views if v.end >= after]
+        if not views:
+            return []
     ends: dict[int, list[int]] = {}
     starts: dict[int, list[int]] = {}
     for i, v in enumerate(views):
@@ -256,7 +273,7 @@ def make_cuts(text: str, views: list[ChunkView]) -> list[Cut]:
 
     cuts: list[Cut] = []
     for c in sorted(ends.keys() | starts.keys()):
-        if c <= first or c >= last:
+        if c <= first or c >= last or c < after:
             continue
         e_list = ends.get(c)
         s_list = starts.get(c)
