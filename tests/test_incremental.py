@@ -1401,15 +1401,11 @@ def test_cuts_before_an_edit_are_the_previous_versions_and_all_equal_a_fresh_lis
     assert shared > 50
 
 
-def test_a_run_that_judges_few_cuts_passes_the_cache_verdict_on(monkeypatch):
-    """After an edit that moves every later cut (the cache found nothing), an
-    edit that keeps the token count (one word for another: the later windows
-    are moved, few cuts judged) does not reset the verdict: the next edit
-    that moves every cut still looks up only every _CACHE_PROBE-th one. Every
-    version's issues equal a cold run's."""
+def _counting_cache_use(monkeypatch) -> tuple[str, Settings, list[tuple[int, int, int]]]:
+    """A text of eight corpus files, 32-token fixed windows, and the list each
+    cut validation appends its (cuts judged, cache lookups, hits) to."""
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:8])
-    config = Settings(chunker="fixed", size=32, overlap=4)
     stats: list[tuple[int, int, int]] = []
     real_all = validate_mod._CutJudge.judge_all
 
@@ -1419,6 +1415,16 @@ def test_a_run_that_judges_few_cuts_passes_the_cache_verdict_on(monkeypatch):
         return out
 
     monkeypatch.setattr(validate_mod._CutJudge, "judge_all", spy)
+    return text, Settings(chunker="fixed", size=32, overlap=4), stats
+
+
+def test_a_run_that_judges_few_cuts_passes_the_cache_verdict_on(monkeypatch):
+    """After an edit that moves every later cut (the cache found nothing), an
+    edit that keeps the token count (one word for another: the later windows
+    are moved, few cuts judged) does not reset the verdict: the next edit
+    that moves every cut still looks up only every _CACHE_PROBE-th one. Every
+    version's issues equal a cold run's."""
+    text, config, stats = _counting_cache_use(monkeypatch)
     at = text.index(" the ", len(text) // 10) + 1
     same = text.index(" the ", len(text) // 2) + 1  # " the" -> " and": one token for one
     versions = [Document(text, path="/virtual/verdict.md", version=1)]
@@ -1446,18 +1452,7 @@ def test_cut_cache_is_probed_when_it_stopped_paying_and_taken_again_on_undo(monk
     cut cache, the next looks up only every _CACHE_PROBE-th cut it judges;
     undoing the edit finds the first run's judgements, so it looks up every
     cut again and hits. Every version's issues equal a cold run's."""
-    files = corpus_files("markdown")
-    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:8])
-    config = Settings(chunker="fixed", size=32, overlap=4)
-    stats: list[tuple[int, int, int]] = []
-    real_all = validate_mod._CutJudge.judge_all
-
-    def spy(self, cuts):
-        out = real_all(self, cuts)
-        stats.append((self.judged, self.lookups, self.hits))
-        return out
-
-    monkeypatch.setattr(validate_mod._CutJudge, "judge_all", spy)
+    text, config, stats = _counting_cache_use(monkeypatch)
     at = text.index(" the ", len(text) // 10) + 1
     with fresh_caches():
         doc = Document(text, path="/virtual/probe.md", version=1)
