@@ -193,11 +193,11 @@ BACK_REF_REACH = 400
 _BACK_REF_WORDS = ("above", "earl", "before", "prev", "prece")
 
 
-def _may_refer_back(text: str, start: int, end: int) -> bool:
-    """False when ``text[start:end]`` cannot hold a :data:`_BACK_REF` match
-    (none of :data:`_BACK_REF_WORDS` in it): most chunk openings, decided
-    without running the long case-insensitive alternation at every offset."""
-    low = text[start:end].lower()
+def _may_refer_back(piece: str) -> bool:
+    """False when ``piece`` cannot hold a :data:`_BACK_REF` match (none of
+    :data:`_BACK_REF_WORDS` in it): most chunk openings, decided without
+    running the long case-insensitive alternation at every offset."""
+    low = piece.lower()
     return any(w in low for w in _BACK_REF_WORDS)
 
 
@@ -322,9 +322,10 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
                 hint="keep the code block with the sentence around it", phrase=word)
     if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
         lim = min(leaf.end, view.end, q + BACK_REF_REACH)
-        if _may_refer_back(text, q, lim):
+        piece = text[q:lim]
+        if _may_refer_back(piece):
             hit = _BACK_REF.search(text, q, lim)
-        if hit is None and any(c in text[q:lim] for c in _CJK_BACK_REF_CHARS):
+        if hit is None and not piece.isascii() and any(c in piece for c in _CJK_BACK_REF_CHARS):
             # (in Chinese or Japanese: at the opening, or later in the first sentence)
             hit = _CJK_BACK_REF.search(text, q, lim)
             opening = hit is not None and hit.start() == q
