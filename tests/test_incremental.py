@@ -1401,6 +1401,29 @@ def test_cuts_before_an_edit_are_the_previous_versions_and_all_equal_a_fresh_lis
     assert shared > 50
 
 
+def test_cuts_are_not_taken_over_past_the_edit_even_where_no_chunk_moved():
+    """Two chunks with only a blank line between them make one cut (the end,
+    then the start as its alternative); an edit that puts a letter there
+    without moving either chunk (the chunks given as offsets, as a pipeline's
+    are) makes them two cuts again: the cuts are taken over only before the
+    edit."""
+    from chunkseam.checks.inputs import make_cuts, read_chunks
+
+    text = "Alpha beta gamma.\n\nDelta epsilon zeta.\n\nEta theta iota.\n"
+    spans = [(0, 17), (19, 38), (40, 55)]
+    doc = Document(text, path="/virtual/joint.md", version=1)
+
+    def cuts_of(d):
+        views, _ = read_chunks(d.text, [{"start": a, "end": b} for a, b in spans], lambda *a, **k: None)
+        return validate_mod._cuts(d, d.text, views), make_cuts(d.text, views)
+
+    got, want = cuts_of(doc)
+    assert got == want and [(c.offset, c.alt) for c in got] == [(17, 19), (38, 40)]
+    edited = doc.with_edit(18, 19, "x", version=2)  # the blank line before the second chunk: "\nx"
+    got, want = cuts_of(edited)
+    assert got == want and [(c.offset, c.alt) for c in got] == [(17, None), (19, None), (38, 40)]
+
+
 def _counting_cache_use(monkeypatch) -> tuple[str, Settings, list[tuple[int, int, int]]]:
     """A text of eight corpus files, 32-token fixed windows, and the list each
     cut validation appends its (cuts judged, cache lookups, hits) to."""

@@ -308,13 +308,20 @@ def _cuts(doc: Document, text: str, views: list[ChunkView]) -> list:
     """``make_cuts(text, views)``; those before an edit are the nearest
     ancestor's (kept on each version, see :meth:`Document.lineage`): a cut at
     an offset before the first chunk that differs between the two versions
-    (and before the end of either text's content) reads only the chunks
-    before it, which are the same, so it is the same cut. The last of those
-    is made again (whether it joins the next one depends on that one)."""
+    and before the edit (and before the end of either text's content) reads
+    only the chunks before it, which are the same, and the text before it
+    (whether two cuts with only whitespace between are one), which is the
+    same, so it is the same cut. The last of those is made again (whether it
+    joins the next one depends on that one)."""
     sig = [(v.start, v.end, v.position) for v in views]
     bounds = content_bounds(text)
     cuts = None
-    previous = _previous_run(doc, "cuts") if bounds is not None else None
+    previous = edited = None
+    if bounds is not None:
+        for ancestor, edited, _end, _n in doc.lineage():
+            previous = ancestor.memoised("cuts")
+            if previous is not None:
+                break
     if previous is not None:
         old_sig, old_cuts, old_bounds = previous
         if old_bounds is not None and old_bounds[0] == bounds[0]:
@@ -322,7 +329,8 @@ def _cuts(doc: Document, text: str, views: list[ChunkView]) -> list:
             while k < n and sig[k] == old_sig[k]:
                 k += 1
             limit = min(sig[k][0] if k < len(sig) else bounds[1],
-                        old_sig[k][0] if k < len(old_sig) else old_bounds[1], bounds[1], old_bounds[1])
+                        old_sig[k][0] if k < len(old_sig) else old_bounds[1], bounds[1], old_bounds[1],
+                        edited)
             j = 0
             while j < len(old_cuts) and (old_cuts[j].offset if old_cuts[j].alt is None
                                          else old_cuts[j].alt) < limit:

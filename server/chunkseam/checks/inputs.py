@@ -227,8 +227,8 @@ def content_bounds(text: str) -> tuple[int, int] | None:
 def make_cuts(text: str, views: list[ChunkView], after: int = -1) -> list[Cut]:
     """Every place where a chunk starts or ends inside the document's content
     (``after``: only those at that offset or later, as the whole list has
-    them, but for a cut there merged with one before it: see
-    :func:`chunkseam.validate` for the list made from an earlier version's)."""
+    them, but for a cut there merged with one before it; see
+    ``chunkseam.validate._cuts``, which takes the rest from an earlier version)."""
     if not views:
         return []
     bounds = content_bounds(text)
