@@ -331,7 +331,9 @@ def test_issues_kept_for_the_next_version_are_not_the_ones_handed_out():
                 if isinstance(v, list):
                     v.append(-1)
         at = len(doc.text) - 40
-        doc = doc.with_edit(at, at, "x", version=version)
+        # (the tampered version kept alive: the next one reuses its runs only then)
+        old, doc = doc, doc.with_edit(at, at, "x", version=version)
+    assert doc.lineage() and doc.lineage()[0][0] is old
     got = analyze(doc, config).issues
     with fresh_caches():
         want = analyze(Document(doc.text, path="/virtual/copies.md"), config).issues
@@ -512,13 +514,74 @@ def test_fixed_token_text_splices_its_multibyte_index(text, edits):
     token_text(doc, sizer, sizer.encoding)
     for frac, length, ins in edits:
         a = int(frac * len(doc.text))
-        doc = doc.with_edit(a, a + length, ins, version=(doc.version or 0) + 1)
+        # (the previous version kept alive, as the server keeps it: a document
+        # knows its ancestors only while they live)
+        old, doc = doc, doc.with_edit(a, a + length, ins, version=(doc.version or 0) + 1)
         got = token_text(doc, sizer, sizer.encoding)
+        assert got.prior is not None or old.memoised(("fixed-tokens", sizer, sizer.encoding)) is None \
+            or got.surrogates or old.text == ""
         want = _TokenText(doc.text, sizer, sizer.encoding)
         assert (got._multibyte, got._mb_bytes, got._extra) == (
             want._multibyte, want._mb_bytes, want._extra)
         assert [got.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)] == [
             want.char_of(x) for x in range(len(doc.text.encode("utf-8")) + 1)]
+
+
+@settings(max_examples=120, deadline=None)
+@given(words=st.lists(st.sampled_from(["the", "cat", " ", "\n", "naïve", "😀", "日本", "€", ".",
+                                       "tokenization", "  "]), min_size=0, max_size=120),
+       size=st.integers(1, 12), overlap=st.integers(0, 11),
+       edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 5),
+                                st.text(alphabet=st.sampled_from(list("xy é😀\n€.")), max_size=6)),
+                      min_size=1, max_size=5))
+def test_fixed_token_windows_after_an_edit_equal_fresh_ones(words, size, overlap, edits):
+    """The token windows of an edited text, read partly off the previous
+    version's (before the edit: the same; past it: the same token numbers,
+    the tokens shifted), equal the windows of the text encoded afresh, edit
+    after edit, whatever the edit does to the number of tokens."""
+    from chunkseam.analysis import sizer_for
+    from chunkseam.chunkers.fixed import _TokenText
+    from chunkseam.chunkers.resync import token_text
+    from chunkseam.settings import Settings
+
+    overlap = min(overlap, size - 1)
+    sizer = sizer_for(Settings(chunker="fixed"))
+    doc = Document("".join(words), path="/virtual/windows.md", version=1)
+    token_text(doc, sizer, sizer.encoding).window_spans(size, size - overlap)
+    for frac, length, ins in edits:
+        a = int(frac * len(doc.text))
+        old, doc = doc, doc.with_edit(a, a + length, ins, version=(doc.version or 0) + 1)
+        encoded = token_text(doc, sizer, sizer.encoding)
+        assert encoded.prior is not None  # (read off the previous version's)
+        got = encoded.window_spans(size, size - overlap)
+        want = _TokenText(doc.text, sizer, sizer.encoding).window_spans(size, size - overlap)
+        assert got == want, (doc.text, a, length, ins)
+
+
+def test_fixed_token_windows_past_an_edit_on_the_corpus():
+    """Past an edit that changes the number of tokens, the windows of a long
+    document are placed from the previous version's and equal fresh ones
+    (edits that add, remove and keep tokens, near the start and the end)."""
+    from chunkseam.analysis import sizer_for
+    from chunkseam.chunkers.fixed import _TokenText
+    from chunkseam.chunkers.resync import token_text
+    from chunkseam.settings import Settings
+
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in corpus_files("markdown")[:4])
+    sizer = sizer_for(Settings(chunker="fixed"))
+    doc = Document(text, path="/virtual/windows-corpus.md", version=1)
+    rng = random.Random(7)
+    for size, step in ((256, 224), (64, 64), (40, 3)):
+        token_text(doc, sizer, sizer.encoding).window_spans(size, step)
+    for v in range(2, 14):
+        a = rng.randrange(len(doc.text))
+        cut = rng.choice([0, 0, 1, 7])
+        old, doc = doc, doc.with_edit(a, a + cut, rng.choice(["x", " tokens here", "", "é", "\n\n"]),
+                                      version=v)
+        assert token_text(doc, sizer, sizer.encoding).prior is not None
+        for size, step in ((256, 224), (64, 64), (40, 3)):
+            got = token_text(doc, sizer, sizer.encoding).window_spans(size, step)
+            assert got == _TokenText(doc.text, sizer, sizer.encoding).window_spans(size, step), (v, size)
 
 
 @pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])

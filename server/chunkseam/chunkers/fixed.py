@@ -138,7 +138,7 @@ class _TokenText:
         #: the previous version's windows and the first token that may differ
         #: from its tokens (set by ``resync.token_text``; its lists, not the
         #: previous version, are kept)
-        self.prior: tuple[dict, int] | None = None
+        self.prior: tuple | None = None
         # counting spans from the whole-text tokens needs the stable-boundary
         # property of the pre-tokenizer, and the same text tiktoken encodes
         self.fast = not surrogates and stable_boundaries_apply(sizer)
@@ -249,7 +249,10 @@ class _TokenText:
         text and (size, step); after an edit, the windows that end before the
         first token that may have changed (see ``resync.token_text``) are the
         previous version's (same tokens before them, same bytes, same
-        characters): only the windows from there on are computed."""
+        characters); past the edit's tokens, where token ``x`` is the previous
+        version's ``x - shift``, a window's bytes are read off the previous
+        version's window of the same tokens numbers (a few tokens summed, not
+        the ``step`` tokens between two windows)."""
         key = (size, step)
         got = self._windows.get(key)
         if got is not None:
@@ -257,6 +260,8 @@ class _TokenText:
         out: list[tuple[int, int, int, int]] = []
         spans: list[tuple[int, int]] = []
         prior = self.prior
+        old_windows: list = []
+        after = shift = grown = 0
         if prior is not None:
             old = prior[0].get(key)
             if old is not None:
@@ -267,6 +272,10 @@ class _TokenText:
                     k += 1
                 out = old_windows[:k]
                 spans = old_spans[:k]
+                if len(prior) > 2:
+                    after, shift, grown = prior[2:5]
+                else:
+                    old_windows = []
         n = self.n_tokens
         lens = self.lens
         char_of = self.char_of
@@ -278,8 +287,30 @@ class _TokenText:
         pos = self.offset(a) if a else 0
         k = kb = a
         posb = pos
+        # from this start on a window's tokens are the old text's, moved (its
+        # start and end: the old window's of the same numbers, ``shift``
+        # tokens away); when the start is not a step's multiple, none
+        moved_from = max(after, after - shift) if old_windows else n
         while a < n:
             b = min(a + size, n)
+            w = a // step
+            if a >= moved_from and b == a + size and w < len(old_windows) and b + max(shift, 0) <= n:
+                # old tokens [a - shift, b - shift): old window w's, shifted
+                x, y, first, end = old_windows[w]
+                if first == a and end == a + size:
+                    if shift > 0:
+                        pos = x - sum(lens[a:a + shift]) + grown
+                        posb = y - sum(lens[b:b + shift]) + grown
+                    else:
+                        pos = x + sum(lens[a + shift:a]) + grown
+                        posb = y + sum(lens[b + shift:b]) + grown
+                    k, kb = a, b
+                    out.append((pos, posb, a, b))
+                    spans.append((char_of(pos), char_of(posb)))
+                    if b >= n:
+                        break
+                    a += step
+                    continue
             if a > k:  # starts are increasing
                 pos += sum(lens[k:a])
                 k = a

@@ -700,19 +700,22 @@ def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
             if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
                 tokens = None
     # the character index of multi-byte characters is spliced too (any sizer)
-    encoded = _TokenText(text, sizer, encoding, tokens,
+    encoded = _TokenText(text, sizer, encoding, None if tokens is None else tokens[:3],
                          edited=previous)
     if tokens is not None:
-        # the windows before the first token that may differ are the old ones
-        encoded.prior = (previous[0]._windows, tokens[1])
+        # the windows before the first token that may differ are the old ones,
+        # those after the edit's tokens are found from them (see window_spans)
+        encoded.prior = (previous[0]._windows, tokens[1], *tokens[3])
     if key is not None:
         doc.memo(key, lambda: encoded)
     return encoded
 
 
 def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any) -> Any:
-    """``(lengths, first changed token, old blocks)`` for ``_TokenText``, or
-    None to encode the whole text."""
+    """``(lengths, first changed token, old blocks)`` for ``_TokenText`` and
+    ``(after, shift, bytes)``: the first token past the re-encoded text (from
+    which token ``x`` is the old text's token ``x - shift``, ``bytes`` further
+    on), or None to encode the whole text."""
     from array import array
 
     from .fixed import _token_byte_lengths
@@ -735,5 +738,7 @@ def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any)
     table = _token_byte_lengths(encoding)
     lens = old.lens[:i]
     lens.extend(array("H", map(table.__getitem__, middle)))
+    after = len(lens)
+    grown = sum(lens[i:after]) - sum(old.lens[i:j])
     lens.extend(old.lens[j:])
-    return lens, i, old.blocks
+    return lens, i, old.blocks, (after, after - j, grown)
