@@ -609,6 +609,42 @@ def test_cached_bracket_spans_equal_the_blocks_own(kind, pattern):
                     assert ctx.innermost_span(b, o) == (inside[-1] if inside else None), (path, o)
 
 
+def test_sentences_and_spans_kept_with_segments_equal_fresh_ones_after_edits():
+    """A paragraph's sentences and bracket spans, kept with its structure
+    segment by their place in it, are after random edits (before, inside and
+    after paragraphs, joining and splitting them) and in another sentence
+    language the ones its text gives afresh."""
+    from chunkseam.checks.base import Context, paired_spans, sentence_spans
+    from chunkseam.sentences import language
+    from chunkseam.settings import Settings
+
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in corpus_files("markdown")[:5])
+    # (a paragraph whose sentences differ between English and German rules)
+    text += "\n\nDas ist z. B. ein Test. Er kam am 3. Mai nach Hause. Dr. Müller sagte etwas.\n"
+    doc = Document(text, path="/virtual/kept.md", version=1)
+    rng = random.Random(11)
+    kept = []  # (versions alive: their segments are the next ones')
+    checked = 0
+    for v in range(2, 10):
+        a = rng.randrange(len(doc.text))
+        kept.append(doc)
+        doc = doc.with_edit(a, a + rng.choice([0, 1, 3]), rng.choice(["x", "\n\n", ". New (", "é) "]),
+                            version=v)
+        for lang in (None, "de"):
+            with language(lang):
+                ctx = Context(doc, Settings(), {}, [])
+                for b in ctx.structure.leaves:
+                    if b.kind != "paragraph":
+                        continue
+                    assert ctx.sentences(b) == sentence_spans(doc.text, b.start, b.end), (v, b.start)
+                    spans = paired_spans(doc.text[b.start:b.end], b.start, None)
+                    for o in range(b.start + 1, b.end, 13):
+                        inside = [s for s in spans if s.start < o < s.end]
+                        assert ctx.innermost_span(b, o) == (inside[-1] if inside else None), (v, o)
+                    checked += 1
+    assert checked > 500
+
+
 def test_published_json_under_a_cap_equals_the_converters():
     """With ``maxDiagnostics`` the server makes JSON templates only for the
     diagnostics a publication holds; whatever is published, capped or not,

@@ -557,7 +557,7 @@ class _Seg:
     document) in which the segment's text recurs."""
 
     __slots__ = ("recs", "serial", "n", "nlines", "open_end", "_index", "_children", "_groups",
-                 "last", "anchors")
+                 "last", "anchors", "memo")
 
     def __init__(self, recs: tuple, text: str, nlines: int | None = None) -> None:
         self.recs = recs
@@ -581,6 +581,10 @@ class _Seg:
         #: the Block objects made at the last position this segment was
         #: materialised at: ((start, line base, index base), slots)
         self.last: tuple[tuple[int, int, int], list] | None = None
+        #: what checks derive from the text of a block of this segment alone,
+        #: by their own keys holding offsets relative to the segment (see
+        #: :meth:`Structure.segment_memo`); made on first use
+        self.memo: dict | None = None
 
     # -- indexes for lookups, made on first use (a structure that is only
     # ever asked for all its blocks needs none of them)
@@ -986,6 +990,26 @@ class Structure:
                 m[i] = _make_block(recs[i], self._seg_starts[k], self._line_bases[k],
                                    self._index_bases[k], i)
         return m
+
+    def segment_memo(self, start: int, end: int) -> tuple[dict, int] | None:
+        """A dictionary kept with the segment holding ``[start, end)`` (None:
+        the span is not inside one) and ``start`` relative to the segment: a
+        segment is shared by every version and document in which its text
+        recurs, so what is kept there by relative offsets (an index of a
+        block's text) is found again after an edit elsewhere moved it,
+        without hashing the text. Worker threads may fill it at once: an
+        entry is computed from the text alone, so two that race are equal."""
+        k = bisect_right(self._seg_starts, start) - 1
+        if k < 0:
+            return None
+        base = self._seg_starts[k]
+        if k + 1 < len(self._seg_starts) and end > self._seg_starts[k + 1]:
+            return None
+        seg = self._segs[k]
+        memo = seg.memo
+        if memo is None:
+            memo = seg.memo = {}
+        return memo, start - base
 
     def _seg_of(self, offset: int) -> int:
         """The segment holding ``offset`` (-1 before the text)."""

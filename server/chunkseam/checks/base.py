@@ -549,11 +549,28 @@ class Context:
         return self._py
 
     def sentences(self, block) -> list[tuple[int, int]]:
+        """The sentences of a paragraph (any other block: one). Those of a
+        paragraph's text are kept with its structure segment, by their place
+        in it (:meth:`~chunkseam.structure.Structure.segment_memo`): after an
+        edit elsewhere they are found again without the text flattened and
+        hashed for the sentence cache."""
         key = block.start
         got = self._sentences.get(key)
         if got is None:
             if block.kind == "paragraph":
-                got = sentence_spans(self.text, block.start, block.end)
+                start, end = block.start, block.end
+                kept = self.structure.segment_memo(start, end)
+                if kept is None:
+                    got = sentence_spans(self.text, start, end)
+                else:
+                    from ..sentences import current_language
+
+                    memo_key = ("sentences", kept[1], end - start, current_language())
+                    rel = kept[0].get(memo_key)
+                    if rel is None:
+                        rel = kept[0][memo_key] = tuple(
+                            (a - start, b - start) for a, b in sentence_spans(self.text, start, end))
+                    got = [(start + a, start + b) for a, b in rel]
             else:
                 got = [(block.start, block.end)]
             self._sentences[key] = got
@@ -605,17 +622,26 @@ class Context:
         reStructuredText (its inline literals and roles, see :meth:`spans`)
         only: it is kept across versions and documents by those (offsets
         relative to the block), so an edit that moves every later cut (a
-        ``fixed`` chunker) finds the paragraphs indexed."""
+        ``fixed`` chunker) finds the paragraphs indexed: first with the
+        structure segment holding the block (by its place in the segment,
+        no hashing), then in a cache by the text."""
         base = block.start
         got = self._span_index.get(base)
         if got is None:
-            piece = self.text[base : block.end]
             rst = self.doc.kind == "markdown" and self.rst
-            key = (rst, piece if len(piece) <= 64 else text_key(piece))
-            got = _SPAN_CACHE.get(key)
+            kept = self.structure.segment_memo(base, block.end)
+            if kept is not None:
+                got = kept[0].get(("spans", rst, kept[1], block.end - base))
             if got is None:
-                got = _SpanIndex(paired_spans(piece, 0, self._rst_literals(piece)))
-                _SPAN_CACHE.put(key, got, 200 + 150 * len(got.spans) + (len(piece) if len(piece) <= 64 else 40))
+                piece = self.text[base : block.end]
+                key = (rst, piece if len(piece) <= 64 else text_key(piece))
+                got = _SPAN_CACHE.get(key)
+                if got is None:
+                    got = _SpanIndex(paired_spans(piece, 0, self._rst_literals(piece)))
+                    _SPAN_CACHE.put(key, got, 200 + 150 * len(got.spans)
+                                    + (len(piece) if len(piece) <= 64 else 40))
+                if kept is not None:
+                    kept[0][("spans", rst, kept[1], block.end - base)] = got
             self._span_index[base] = got
         found = got.innermost(offset - base)
         return None if found is None else Span(found.start + base, found.end + base, found.kind)
