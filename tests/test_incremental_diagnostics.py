@@ -538,7 +538,8 @@ def test_fixed_token_windows_after_an_edit_equal_fresh_ones(words, size, overlap
     """The token windows of an edited text, read partly off the previous
     version's (before the edit: the same; past it: the same token numbers,
     the tokens shifted), equal the windows of the text encoded afresh, edit
-    after edit, whatever the edit does to the number of tokens."""
+    after edit, whatever the edit does to the number of tokens; so do the
+    byte offsets of every 256th token, found the same way."""
     from chunkseam.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
     from chunkseam.chunkers.resync import token_text
@@ -554,8 +555,9 @@ def test_fixed_token_windows_after_an_edit_equal_fresh_ones(words, size, overlap
         encoded = token_text(doc, sizer, sizer.encoding)
         assert encoded.prior is not None  # (read off the previous version's)
         got = encoded.window_spans(size, size - overlap)
-        want = _TokenText(doc.text, sizer, sizer.encoding).window_spans(size, size - overlap)
-        assert got == want, (doc.text, a, length, ins)
+        fresh = _TokenText(doc.text, sizer, sizer.encoding)
+        assert got == fresh.window_spans(size, size - overlap), (doc.text, a, length, ins)
+        assert encoded.blocks == fresh.blocks and encoded.lens == fresh.lens
 
 
 def test_fixed_token_windows_past_an_edit_on_the_corpus():
@@ -573,15 +575,21 @@ def test_fixed_token_windows_past_an_edit_on_the_corpus():
     rng = random.Random(7)
     for size, step in ((256, 224), (64, 64), (40, 3)):
         token_text(doc, sizer, sizer.encoding).window_spans(size, step)
-    for v in range(2, 14):
+    shifts = set()
+    for v in range(2, 20):
         a = rng.randrange(len(doc.text))
-        cut = rng.choice([0, 0, 1, 7])
+        cut = rng.choice([0, 0, 1, 7, 40])
         old, doc = doc, doc.with_edit(a, a + cut, rng.choice(["x", " tokens here", "", "é", "\n\n"]),
                                       version=v)
-        assert token_text(doc, sizer, sizer.encoding).prior is not None
+        prior = token_text(doc, sizer, sizer.encoding).prior
+        assert prior is not None
+        shifts.add((prior[3] > 0) - (prior[3] < 0))
+        fresh = _TokenText(doc.text, sizer, sizer.encoding)
+        assert token_text(doc, sizer, sizer.encoding).blocks == fresh.blocks
         for size, step in ((256, 224), (64, 64), (40, 3)):
             got = token_text(doc, sizer, sizer.encoding).window_spans(size, step)
-            assert got == _TokenText(doc.text, sizer, sizer.encoding).window_spans(size, step), (v, size)
+            assert got == fresh.window_spans(size, step), (v, size)
+    assert shifts == {-1, 0, 1}  # (edits that removed tokens, kept their number, added some)
 
 
 @pytest.mark.parametrize("kind,pattern", [("markdown", "*.md"), ("rst", "*.rst")])

@@ -104,7 +104,7 @@ class _TokenText:
     running total over the whole text."""
 
     def __init__(self, text: str, sizer: Sizer, encoding: Any,
-                 spliced: tuple[Any, int, Any] | None = None,
+                 spliced: tuple | None = None,
                  edited: tuple["_TokenText", int, int, int] | None = None) -> None:
         self.text = text
         self.count = sizer.count
@@ -127,8 +127,10 @@ class _TokenText:
             self.blocks = _blocks(self.lens, 0, [0])
         else:
             # (lengths, first changed token, the previous version's blocks)
-            self.lens, changed, old_blocks = spliced
-            self.blocks = _blocks(self.lens, changed // _BLOCK, old_blocks)
+            self.lens, changed, old_blocks = spliced[:3]
+            # (and, when known, what the edit moved: see _blocks)
+            self.blocks = _blocks(self.lens, changed // _BLOCK, old_blocks,
+                                  spliced[3] if len(spliced) > 3 else None)
         self.n_tokens = len(self.lens)
         #: windows by (size, step): ``(token windows, character spans)`` (see :meth:`token_windows`)
         self._windows: dict[tuple[int, int], tuple[list, list]] = {}
@@ -400,17 +402,35 @@ class _TokenText:
         return count(text[a:b])
 
 
-def _blocks(lens: Any, q: int, old: list[int]) -> list[int]:
+def _blocks(lens: Any, q: int, old: list[int], moved: tuple[int, int, int] | None = None) -> list[int]:
     """Byte offsets of tokens ``0, _BLOCK, 2 * _BLOCK …`` (and the end), the
-    first ``q + 1`` taken from ``old``."""
+    first ``q + 1`` taken from ``old``. ``moved``: ``(after, shift, bytes)``
+    of the edit that made ``lens`` from ``old``'s tokens (see
+    ``resync._splice_tokens``): past it, the offset of token ``t`` is read
+    off ``old``'s entry for the same number (token ``t - shift`` there is
+    ``shift`` tokens away), not summed from the entry before."""
     blocks = old[: q + 1] if q < len(old) else None
     if not blocks:
         blocks, q = [0], 0
-    pos = blocks[-1]
     n = len(lens)
-    for base in range(len(blocks) * _BLOCK - _BLOCK, n, _BLOCK):
-        pos += sum(lens[base:base + _BLOCK])
-        blocks.append(pos)
+    after = shift = grown = 0
+    if moved is not None:
+        after, shift, grown = moved
+        after = max(after, after - shift)
+    old_n = n - shift  # (the number of tokens ``old`` was made for)
+    m = len(blocks)
+    while (m - 1) * _BLOCK < n:
+        t = m * _BLOCK
+        if moved is not None and after <= t < n and t <= old_n and m < len(old):
+            x = old[m]
+            if shift > 0:
+                x -= sum(lens[t:t + shift])
+            elif shift < 0:
+                x += sum(lens[t + shift:t])
+            blocks.append(x + grown)
+        else:
+            blocks.append(blocks[-1] + sum(lens[t - _BLOCK:t]))
+        m += 1
     return blocks
 
 

@@ -700,7 +700,7 @@ def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
             if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
                 tokens = None
     # the character index of multi-byte characters is spliced too (any sizer)
-    encoded = _TokenText(text, sizer, encoding, None if tokens is None else tokens[:3],
+    encoded = _TokenText(text, sizer, encoding, tokens,
                          edited=previous)
     if tokens is not None:
         # the windows before the first token that may differ are the old ones,
@@ -712,8 +712,8 @@ def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
 
 
 def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any) -> Any:
-    """``(lengths, first changed token, old blocks)`` for ``_TokenText`` and
-    ``(after, shift, bytes)``: the first token past the re-encoded text (from
+    """``(lengths, first changed token, old blocks, (after, shift, bytes))``
+    for ``_TokenText``: ``after`` the first token past the re-encoded text (from
     which token ``x`` is the old text's token ``x - shift``, ``bytes`` further
     on), or None to encode the whole text."""
     from array import array
