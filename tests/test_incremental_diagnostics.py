@@ -682,6 +682,87 @@ def test_published_json_under_a_cap_equals_the_converters():
         store.shutdown()
 
 
+def test_deferred_diagnostics_publish_what_the_made_ones_are(monkeypatch):
+    """A publication's diagnostics made after it (``deferred``: templates
+    written from the issues, renewed ones carried, the objects made by
+    ``Built.made``) are published as the objects made then are written by
+    pygls' converter, edit after edit (at the start, the middle, the end), and
+    are the diagnostics of a build that made them at once; a thread writing
+    the publication while another makes them writes the same text."""
+    files = corpus_files("markdown")
+    text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:3])
+    settings = {"chunker": "fixed", "size": 32, "overlap": 6}
+    store = store_for(settings)
+    before: list[str] = []
+    pending_counts: list[int] = []
+
+    def body(built: diagnostics.Built, version: int) -> str:
+        params = types.PublishDiagnosticsParams(
+            uri=URI, diagnostics=list(diagnostics.cap(built, 40)), version=version)
+        return diagnostics.params_json(params, built)
+
+    def build(result, encoding):
+        built = diagnostics.build(result, encoding, published=40, deferred=True)
+        pending_counts.append(sum(type(d) is diagnostics._Pending for d in built))
+        before.append(body(built, result.version))  # (what the publication writes: nothing made yet)
+        return built
+
+    store.build_diagnostics = build
+    plain = store_for(settings)
+    plain.build_diagnostics = lambda result, encoding: diagnostics.build(result, encoding, published=40)
+    try:
+        store.open(URI, text, 1, "markdown")
+        plain.open(URI, text, 1, "markdown")
+        for version in (1, 2, 3, 4):
+            if version > 1:
+                doc = store.get(URI).doc
+                at = {2: 10, 3: len(doc.text) // 2, 4: len(doc.text) - 5}[version]
+                for s in (store, plain):
+                    s.change(URI, version, [change(doc, at, at, "ab")])
+            compute(store, URI)
+            compute(plain, URI)
+            built = store.results[URI].diagnostics
+            assert not any(type(d) is diagnostics._Pending for d in built)
+            # (every one made keeps its template: the next publication writes it from there)
+            assert all(built.templates.get(id(d)) is not None for d in built[1:])
+            assert before[-1] == body(built, version)
+            params = types.PublishDiagnosticsParams(uri=URI, diagnostics=list(built), version=version)
+            assert json.loads(before[-1]) == json.loads(json.dumps(WIRE.unstructure(params)))
+            assert list(built) == list(plain.results[URI].diagnostics)
+        assert pending_counts[0] == 39 and all(n > 0 for n in pending_counts)
+
+        # a publication written while another thread makes the objects
+        doc = store.get(URI).doc
+        store.change(URI, 5, [change(doc, 50, 50, "cd")])
+        od = store.get(URI)
+        from chunkseam.lsp import state as state_mod
+
+        monkeypatch.setattr(state_mod, "_made", lambda result: result)  # (made below, by hand)
+        result = store._compute((URI, 5, store.generation, od.doc, od.language_id,
+                                 dataclasses.replace(store.editor), store.encoding, od.serial))
+        monkeypatch.undo()
+        built = result.diagnostics
+        assert any(type(d) is diagnostics._Pending for d in built)
+        written, go = [], threading.Event()
+
+        def publish() -> None:
+            go.wait()
+            for _ in range(200):
+                written.append(body(built, 5))
+
+        threads = [threading.Thread(target=publish) for _ in range(3)]
+        for t in threads:
+            t.start()
+        go.set()
+        built.made()
+        for t in threads:
+            t.join()
+        assert len(set(written)) == 1 and written[0] == body(built, 5) == before[-1]
+    finally:
+        store.shutdown()
+        plain.shutdown()
+
+
 def test_pulled_diagnostics_are_built_without_json_templates():
     """A client that pulls never gets a publication: the server makes no JSON
     templates then (work before the first answer), and what it answers, capped

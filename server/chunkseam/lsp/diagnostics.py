@@ -132,6 +132,17 @@ class Positions:
         got = self.memo[offset] = (line, col)
         return got
 
+    def range_json(self, start: int, end: int) -> str:
+        """The JSON of :meth:`range` (as :func:`_range_json` writes it),
+        without the objects."""
+        start = self.clamp(start)
+        end = self.clamp(end)
+        if end < start:
+            end = start
+        a, b = self.at(start)
+        c, d = self.at(end)
+        return f'{{"start": {{"line": {a}, "character": {b}}}, "end": {{"line": {c}, "character": {d}}}}}'
+
     def range(self, start: int, end: int) -> types.Range:
         """Equal to :func:`lsp_range` ``(doc, start, end, encoding)``."""
         start = self.clamp(start)
@@ -187,31 +198,34 @@ def _data(issue: Any, unit: Any, version: Any) -> dict[str, Any]:
     }
 
 
-def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
-                  positions: Positions | None = None) -> types.Diagnostic:
-    """The diagnostic of ``issue`` (``positions``: a :class:`Positions` of
-    ``doc`` and ``encoding`` shared by the diagnostics of one build)."""
-    if positions is None:
-        positions = Positions(doc, encoding)
-    related = None
+def _related_spans(issue: Any) -> list[tuple[int, int, str]]:
+    """The related information of ``issue``'s diagnostic: ``(start, end,
+    message)`` of the other side of the cut and of the whole broken unit
+    (the diagnostic's range is only the part at the cut)."""
+    out = []
     if issue.related:
         rs, re_ = issue.related
         other = issue.other_chunk if issue.other_chunk is not None else issue.chunk
         message = issue.related_message or (
             f"the other side of the cut (chunk {other + 1})" if other is not None
             else "the other side of the cut")
-        related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=positions.range(rs, re_)),
-            message=message,
-        )]
+        out.append((rs, re_, message))
     unit = getattr(issue, "unit", None)
     if unit is not None and tuple(unit) != (issue.start, issue.end):
-        # the whole broken unit (the diagnostic's range is only the part at the cut)
-        related = (related or []) + [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=positions.range(unit[0], unit[1])),
-            message=f"the {unit_noun(issue)} that the cut breaks",
-        )]
-    data = _data(issue, unit, getattr(doc, "version", None))
+        out.append((unit[0], unit[1], f"the {unit_noun(issue)} that the cut breaks"))
+    return out
+
+
+def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
+                  positions: Positions | None = None) -> types.Diagnostic:
+    """The diagnostic of ``issue`` (``positions``: a :class:`Positions` of
+    ``doc`` and ``encoding`` shared by the diagnostics of one build)."""
+    if positions is None:
+        positions = Positions(doc, encoding)
+    related = [types.DiagnosticRelatedInformation(
+        location=types.Location(uri=uri, range=positions.range(a, b)), message=message)
+        for a, b, message in _related_spans(issue)] or None
+    data = _data(issue, getattr(issue, "unit", None), getattr(doc, "version", None))
     return types.Diagnostic(
         range=positions.range(issue.start, issue.end),
         message=issue.message or issue.name,
@@ -222,6 +236,20 @@ def to_diagnostic(issue: Any, doc: Any, uri: str, encoding: str,
         related_information=related,
         data=data,
     )
+
+
+def _issue_template(issue: Any, uri_json: str, positions: Positions) -> tuple[str, str] | None:
+    """:func:`_template` of ``to_diagnostic(issue, …)``, written from the
+    issue without making the diagnostic (``uri_json``: the document's URI as
+    JSON); None where that diagnostic would have none."""
+    message = issue.message or issue.name
+    if type(message) is not str:
+        return None
+    range_json = positions.range_json
+    related = [(uri_json, range_json(a, b), m) for a, b, m in _related_spans(issue)] or None
+    return _compose(range_json(issue.start, issue.end), message, severity(issue.severity).value,
+                    issue.code, _description(issue.code).href, SOURCE, None, related,
+                    _data(issue, getattr(issue, "unit", None), _VERSION_MARK))
 
 
 def _wire_range(r: types.Range) -> dict[str, Any]:
@@ -370,26 +398,66 @@ class Built(list):
     what a publication capped at ``capped`` holds (``cap(all, capped)``, the
     summary first), and :meth:`everything` makes the others when asked."""
 
-    __slots__ = ("templates", "capped", "_rest", "_full", "_lock")
+    __slots__ = ("templates", "capped", "_rest", "_full", "_lock", "_pending", "_make")
 
     def __init__(self, items: Any = (), templates: dict[int, Any] | None = None, *,
-                 capped: int = 0, rest: Any = None) -> None:
+                 capped: int = 0, rest: Any = None, pending: list | None = None,
+                 make: Any = None) -> None:
         super().__init__(items)
         self.templates: dict[int, Any] = templates if templates is not None else {}
         self.capped = capped
         self._rest = rest
         self._full: Built | None = None
         self._lock = threading.Lock()
+        #: the items still to be made (:class:`_Pending`, see :meth:`made`),
+        #: kept for the life of the list (their ids key ``templates``)
+        self._pending = pending or []
+        self._make = make
+
+    def made(self) -> "Built":
+        """This list with every item a diagnostic: the ones :func:`build`
+        left to make after the publication (``deferred``) are made now, once,
+        whichever thread asks first. Until then an item may be a
+        :class:`_Pending`, which only a publication (written from
+        ``templates``) reads."""
+        if self._make is None:
+            return self
+        with self._lock:
+            make = self._make
+            if make is not None:
+                made = {id(p): make(p) for p in self._pending}
+                for p in self._pending:
+                    self.templates[id(made[id(p)])] = self.templates.get(id(p))
+                # (one slice assignment: a thread copying the list meanwhile
+                # gets either item of each pair, both with their template)
+                self[:] = [made.get(id(d), d) for d in self]
+                self._make = None
+        return self
 
     def everything(self) -> "Built":
         """Every diagnostic of the result (this list when it holds them all),
         made once, whichever thread asks first."""
+        self.made()
         if not self.capped:
             return self
         with self._lock:
             if self._full is None:
                 self._full = self._rest()
             return self._full
+
+
+class _Pending:
+    """A diagnostic of a :class:`Built` still to be made (``k``: its issue's
+    place among the build's issues; ``renew``: the previous version's
+    diagnostic it renews, else None; ``data``: ``{"version": …}``, what
+    :func:`diagnostic_json` reads of it besides its template)."""
+
+    __slots__ = ("k", "renew", "data")
+
+    def __init__(self, k: int, renew: Any, data: dict[str, Any]) -> None:
+        self.k = k
+        self.renew = renew
+        self.data = data
 
 
 #: stands for the version while a diagnostic's template is made (JSON-escaped
@@ -478,26 +546,44 @@ def _written_template(d: types.Diagnostic) -> tuple[str, str] | None:
     data = d.data
     if type(data) is not dict or "version" not in data or type(d.message) is not str:
         return None
-    parts = ['{"range": ', _range_json(d.range), ', "message": ', _STRING(d.message)]
-    if d.severity is not None:
-        parts += [', "severity": ', _json(getattr(d.severity, "value", d.severity))]
-    if d.code is not None:
-        parts += [', "code": ', _json(d.code)]
-    if d.code_description is not None:
-        parts += [', "codeDescription": {"href": ', _json(d.code_description.href), "}"]
-    if d.source is not None:
-        parts += [', "source": ', _json(d.source)]
-    if d.tags is not None:
-        parts += [', "tags": ', _json([getattr(t, "value", t) for t in d.tags])]
-    if d.related_information is not None:
-        parts.append(', "relatedInformation": [')
-        parts.append(", ".join(
-            '{"location": {"uri": ' + _json(r.location.uri) + ', "range": '
-            + _range_json(r.location.range) + '}, "message": ' + _json(r.message) + "}"
-            for r in d.related_information))
-        parts.append("]")
     marked = dict(data)
     marked["version"] = _VERSION_MARK
+    return _compose(
+        _range_json(d.range), d.message,
+        None if d.severity is None else getattr(d.severity, "value", d.severity), d.code,
+        None if d.code_description is None else d.code_description.href, d.source,
+        None if d.tags is None else [getattr(t, "value", t) for t in d.tags],
+        None if d.related_information is None else [
+            (_json(r.location.uri), _range_json(r.location.range), r.message)
+            for r in d.related_information],
+        marked)
+
+
+def _compose(range_json: str, message: str, severity_value: Any, code: Any, href: Any, source: Any,
+             tags: Any, related: list[tuple[str, str, Any]] | None,
+             marked: dict[str, Any]) -> tuple[str, str] | None:
+    """A diagnostic's JSON template from its parts, written as ``json.dumps``
+    writes :func:`_wire_diagnostic`'s dictionary; ``related``: ``(uri as
+    JSON, range as JSON, message)``; ``marked``: the data with
+    :data:`_VERSION_MARK` for the version (None when that is not where the
+    text splits)."""
+    parts = ['{"range": ', range_json, ', "message": ', _STRING(message)]
+    if severity_value is not None:
+        parts += [', "severity": ', _json(severity_value)]
+    if code is not None:
+        parts += [', "code": ', _json(code)]
+    if href is not None:
+        parts += [', "codeDescription": {"href": ', _json(href), "}"]
+    if source is not None:
+        parts += [', "source": ', _json(source)]
+    if tags is not None:
+        parts += [', "tags": ', _json(tags)]
+    if related is not None:
+        parts.append(', "relatedInformation": [')
+        parts.append(", ".join(
+            '{"location": {"uri": ' + uri_json + ', "range": ' + rng + '}, "message": ' + _json(m) + "}"
+            for uri_json, rng, m in related))
+        parts.append("]")
     written = _json(marked).split(_VERSION_JSON)
     if len(written) != 2:
         return None
@@ -532,7 +618,8 @@ def params_json(params: types.PublishDiagnosticsParams, built: Any) -> str | Non
 
 
 def build(result: "Result", encoding: str, limit: int = 0, *,
-          published: int = 0, json_templates: bool = True) -> list[types.Diagnostic]:
+          published: int = 0, json_templates: bool = True,
+          deferred: bool = False) -> list[types.Diagnostic]:
     """The diagnostics of a result (runs in the worker thread), at most
     ``limit`` of them (0: no cap; see :func:`cap`), as a :class:`Built`.
 
@@ -548,7 +635,16 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
 
     ``json_templates`` False: no templates are made (a server whose client
     pulls its diagnostics never writes a publication: the pull's answer is
-    written the ordinary way)."""
+    written the ordinary way).
+
+    ``deferred``: in such a publication's list (uncapped, more issues than
+    ``published``, templates made), a new diagnostic's template is written
+    from its issue and a renewed one takes the previous version's, and the
+    diagnostic objects are made later, by :meth:`Built.made` (the server
+    calls it once the publication has gone): until then those items are
+    :class:`_Pending`, which only the publication reads (by their
+    templates). A diagnostic a template cannot be written for is made at
+    once."""
     if result.error is not None:
         return [internal_error(result.error)]
     if result.disabled or result.analysis is None:
@@ -568,16 +664,30 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
         chosen = range(len(issues))
     out: list[Any] = [None] * len(issues)  # None: not made (not published)
     templates: list[Any] = [None] * len(issues)  # carried over, or None (made below if published)
+    defer = deferred and lazy and json_templates and _wire_fields_known()
+    pending: list[_Pending] = []
+    uri_json = _json(uri)
+    versioned = {"version": version}  # (read, never changed)
     for k in chosen:
         issue = issues[k]
         d = None
         if previous and _below(issue, bound):
             hit = previous.get((issue.start, issue.end, issue.cut, issue.code))
             if hit is not None and _same_issue(hit[0], issue):
-                d = _renewed(hit[1], version)
                 templates[k] = hit[2]
+                if defer and hit[2] is not None:
+                    d = _Pending(k, hit[1], versioned)
+                    pending.append(d)
+                else:
+                    d = _renewed(hit[1], version)
         if d is None and shifted is not None:
             d = _moved(issue, shifted, version)
+        if d is None and defer:
+            template = _issue_template(issue, uri_json, positions)
+            if template is not None:
+                templates[k] = template
+                d = _Pending(k, None, versioned)
+                pending.append(d)
         if d is None:
             d = to_diagnostic(issue, doc, uri, encoding, positions)
         out[k] = d
@@ -595,7 +705,14 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
                     for k, d in enumerate(out)]
             return Built(full, {id(d): t for d, t in zip(full, templates)})
 
-        return Built(capped, {id(out[k]): templates[k] for k in chosen}, capped=published, rest=rest)
+        def make(p: _Pending) -> types.Diagnostic:
+            # (also in what the next version reads of this one: see _previous)
+            d = out[p.k] = (_renewed(p.renew, version) if p.renew is not None
+                            else to_diagnostic(issues[p.k], doc, uri, encoding, positions))
+            return d
+
+        return Built(capped, {id(out[k]): templates[k] for k in chosen}, capped=published, rest=rest,
+                     pending=pending, make=make if pending else None)
     capped = cap(out, limit)
     index = {id(d): k for k, d in enumerate(out)}
     if json_templates and _wire_fields_known():  # templates of the published diagnostics only
@@ -645,7 +762,7 @@ def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int, Any]
     for issue in issues:
         if issue.severity == "off":
             continue
-        if diags[k] is None:  # not published, never made
+        if diags[k] is None or type(diags[k]) is _Pending:  # not published, never made (or not yet)
             k += 1
             continue
         if issue.start < bound:

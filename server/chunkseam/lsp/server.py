@@ -175,9 +175,11 @@ class ChunkseamServer(LanguageServer):
 
     def build_diagnostics(self, result: Result, encoding: str) -> list[types.Diagnostic]:
         """A result's diagnostics, the JSON of those a publication holds made
-        too (not when the client pulls: nothing is published then)."""
+        too (not when the client pulls: nothing is published then), the
+        objects of those only made after the publication (the store calls
+        ``made``, see :func:`chunkseam.lsp.diagnostics.build`)."""
         return diagnostics.build(result, encoding, published=self.store.editor.max_diagnostics()[0],
-                                 json_templates=not self.pull_mode)
+                                 json_templates=not self.pull_mode, deferred=not self.pull_mode)
 
     def head_start_params(self, result: Result) -> str | None:
         """The params of ``chunkseam/headStartDiagnostics`` for a head start

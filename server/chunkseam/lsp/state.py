@@ -37,6 +37,15 @@ from .settings import EditorSettings, resolve_for
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
 
 
+def _made(result: Result) -> Result:
+    """``result`` with every diagnostic made (see ``Built.made`` in
+    :mod:`chunkseam.lsp.diagnostics`): a result is complete only then."""
+    made = getattr(result.diagnostics, "made", None)
+    if made is not None:
+        made()
+    return result
+
+
 def _cycle_free(doc: Document) -> bool:
     """Whether analysing ``doc`` makes no reference cycles (all but
     reStructuredText, whose parse is a docutils tree of nodes that link their
@@ -493,9 +502,9 @@ class DocumentStore:
         """Runs in a worker thread: :meth:`_analyse`, with the cycle collector
         paused meanwhile when the server has a :attr:`collector`."""
         if self.collector is None:
-            return self._analyse(snapshot, ahead=ahead, prefetch=prefetch)
+            return _made(self._analyse(snapshot, ahead=ahead, prefetch=prefetch))
         with self.collector.analysis(cycle_free=_cycle_free(snapshot[3])):
-            return self._analyse(snapshot, ahead=ahead, prefetch=prefetch)
+            return _made(self._analyse(snapshot, ahead=ahead, prefetch=prefetch))
 
     def _analyse(self, snapshot: tuple, *, ahead: Result | None = None, prefetch: bool = False) -> Result:
         """Runs in a worker thread. ``ahead``: the analysis of the file made
@@ -589,6 +598,7 @@ class DocumentStore:
                 result.diagnostics = self.build_diagnostics(result, encoding)
                 if not prefetch:
                     self._hand_over(result)
+                _made(result)  # (what a publication did not need: made once it has gone)
             # what lenses, hovers, views and the status read (after the diagnostics: see _hand_over)
             from ..validate import statistics
 
