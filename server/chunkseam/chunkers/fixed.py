@@ -32,6 +32,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 from array import array
 from typing import Any, Callable
 
@@ -502,24 +503,50 @@ class FixedChunker:
             chunks.append(chunk_of(start, end, len(chunks), text, tokens, name, (), tokens > size,
                                    dict(meta)))
         if counted:
-            # the overlaps' sizes too (the language server shows them): from
-            # the whole text's tokens, the window ends' tokens as hints
-            for i in range(1, len(chunks)):
-                prev, cur = chunks[i - 1], chunks[i]
-                if cur.start < prev.end:
-                    span = (cur.start, min(prev.end, cur.end))
-                    if span not in counted:
-                        n = known(*span)
-                        if n is None:
-                            first_byte, _y, first, _e = made_from[i]
-                            if span[1] == prev.end:
-                                _x, last_byte, _a, last = made_from[i - 1]
-                            else:
-                                last = last_byte = None
-                            n = span_count(*span, first, last, first_byte, last_byte)
-                        counted[span] = n
-            _keep_counts(doc, sizer, encoding, counted)
+            def overlaps() -> None:
+                # the overlaps' sizes too (the language server shows them, so
+                # they are counted when it first asks: after its diagnostics):
+                # from the whole text's tokens, the window ends' tokens as hints
+                for i in range(1, len(chunks)):
+                    prev, cur = chunks[i - 1], chunks[i]
+                    if cur.start < prev.end:
+                        span = (cur.start, min(prev.end, cur.end))
+                        if span not in counted:
+                            n = known(*span)
+                            if n is None:
+                                first_byte, _y, first, _e = made_from[i]
+                                if span[1] == prev.end:
+                                    _x, last_byte, _a, last = made_from[i - 1]
+                                else:
+                                    last = last_byte = None
+                                n = span_count(*span, first, last, first_byte, last_byte)
+                            counted[span] = n
+
+            _keep_counts(doc, sizer, encoding, _Counts(counted, overlaps))
         return chunks
+
+
+class _Counts:
+    """The sizes the ``fixed`` chunker counted on one version, by character
+    span (``table``): its windows', and its overlaps' once :meth:`filled`
+    (counted on first use, whichever thread asks first; an earlier reader of
+    ``table`` may find only the windows there)."""
+
+    __slots__ = ("table", "_fill", "_lock")
+
+    def __init__(self, table: dict[tuple[int, int], int], fill: Callable[[], None]) -> None:
+        self.table = table
+        self._fill: Callable[[], None] | None = fill
+        self._lock = threading.Lock()
+
+    def filled(self) -> dict[tuple[int, int], int]:
+        if self._fill is not None:
+            with self._lock:
+                fill = self._fill
+                if fill is not None:
+                    fill()
+                    self._fill = None  # (what it kept alive, freed)
+        return self.table
 
 
 def kept_count(doc: Document, sizer: Sizer, start: int, end: int) -> int | None:
@@ -535,7 +562,8 @@ def kept_counts(doc: Document, sizer: Sizer) -> dict[tuple[int, int], int] | Non
     ``fixed`` chunker counted on this version with ``sizer``, by ``(start,
     end)`` (None: it counted none). Read-only."""
     key = _counts_key(sizer, getattr(sizer, "encoding", None))
-    return doc.memoised(key) if key is not None else None
+    kept = doc.memoised(key) if key is not None else None
+    return kept.filled() if kept is not None else None
 
 
 def _counts_key(sizer: Sizer, encoding: Any) -> tuple | None:
@@ -547,10 +575,9 @@ def _counts_key(sizer: Sizer, encoding: Any) -> tuple | None:
     return key
 
 
-def _keep_counts(doc: Document, sizer: Sizer, encoding: Any,
-                 counted: dict[tuple[int, int], int]) -> None:
+def _keep_counts(doc: Document, sizer: Sizer, encoding: Any, counted: _Counts) -> None:
     """Keep ``counted`` (the windows' sizes by character span) on ``doc`` for
-    its next version (see :func:`_known_counts`)."""
+    its next version (see :func:`_known_counts`) and the language server."""
     key = _counts_key(sizer, encoding)
     if key is not None:
         doc.memo(key, lambda: counted)
@@ -571,7 +598,7 @@ def _known_counts(doc: Document, sizer: Sizer, encoding: Any) -> Callable[[int, 
                 break
     if previous is None:
         return lambda a, b: None
-    old = previous
+    old = previous.table  # (its overlaps too once they were asked for)
     after = start + inserted  # the first character after the edit in this version
     delta = inserted - (end - start)
     get = old.get
