@@ -18,7 +18,7 @@ from chunkseam.structure import structure
 from chunkseam.tokens import get_sizer
 from chunkseam.validate import validate
 from cutkit import marked
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
 from pytest_lsp import LanguageClient
@@ -141,6 +141,7 @@ def test_corpus_spans_and_titles():
 
 
 @settings(max_examples=60, deadline=None)
+@example(["=== ===\n", "----\n", "Title\n=====\n"])  # (a dashed line right after a simple table's border)
 @given(st.lists(st.sampled_from([
     "Title\n=====\n", "para text here.\n", "\n", "   indented\n", ".. note::\n", "- item\n", "::\n",
     "+---+\n", "| a |\n", "=== ===\n", ":f: v\n", ".. code-block:: py\n", "----\n", "\r\n", "x" * 3,

@@ -416,7 +416,7 @@ def _table_rows(t: _Text, a: int, b: int, info: str, header: int) -> tuple[list,
                 if j == header:
                     hrows = len(groups)
                 continue
-            if _DASHES.match(line) or (groups and not line[col:col + width].strip()):
+            if groups and (_DASHES.match(line) or not line[col:col + width].strip()):
                 groups[-1] = (groups[-1][0], j)  # a column-span underline, a continuation line
             else:
                 groups.append((j, j))
