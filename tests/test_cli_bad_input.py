@@ -148,6 +148,53 @@ def test_fifty_megabyte_file(proj: Path, capsys) -> None:
     assert data["summary"]["chunks"] == -(-big.stat().st_size // 50000)
 
 
+class PanicException(BaseException):
+    """What pyo3 raises when a library's Rust code panics: not an Exception."""
+
+
+def test_a_library_that_panics_is_reported_and_the_run_goes_on(proj: Path, capsys,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("semantic_text_splitter")
+    from chunkseam.chunkers.text_splitter import TextSplitterAdapter
+
+    (proj / "panics.md").write_text("# Title\n\nThe library cannot split this one.\n", encoding="utf-8")
+    real = TextSplitterAdapter.split
+
+    def split(self, built, text):
+        if "cannot split" in text:
+            raise PanicException("Invalid byte sequence")
+        return real(self, built, text)
+
+    monkeypatch.setattr(TextSplitterAdapter, "split", split)
+    rc, out, err = run(capsys, "lint", ".", "--chunker", "text-splitter", "--unit", "chars",
+                       "--size", "400", "--format", "json")
+    assert rc == 2
+    assert ("panics.md: error: text-splitter: the library failed on this document "
+            "(PanicException: Invalid byte sequence)") in err
+    assert linted(out) == ["good.md"]
+
+
+def test_the_real_text_splitter_panic_is_reported(proj: Path, capsys) -> None:
+    """semantic-text-splitter 0.33's MarkdownSplitter panics on this text with an overlap (found by
+    tests/test_properties.py): the file is reported, not a traceback."""
+    pytest.importorskip("semantic_text_splitter")
+    from semantic_text_splitter import MarkdownSplitter
+
+    text = "     'c')\n    def m(self):\ndef k(): return '''multi\nclass D: z = 3"
+    try:
+        MarkdownSplitter(24, 4).chunk_indices(text)
+    except BaseException:  # noqa: BLE001 - the panic this test is about
+        pass
+    else:
+        pytest.skip("this semantic-text-splitter no longer panics on the text")
+    (proj / "gen.md").write_text(text, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", ".", "--chunker", "text-splitter", "--unit", "chars",
+                       "--size", "24", "--overlap", "4", "--format", "json")
+    assert rc == 2
+    assert "gen.md: error: text-splitter: the library failed on this document (PanicException" in err
+    assert linted(out) == ["good.md"]
+
+
 def test_unknown_chunker_is_a_usage_error(proj: Path, capsys) -> None:
     rc, _, err = run(capsys, "lint", "good.md", "--chunker", "nope")
     assert rc == 2 and "chunker" in err and "nope" in err

@@ -142,6 +142,30 @@ async def test_crlf_cjk_and_combining_characters(client: LanguageClient):
     assert shown["text"] == text[51:68]
 
 
+async def test_a_library_that_panics_on_a_document_is_an_error_diagnostic(client: LanguageClient):
+    """semantic-text-splitter 0.33 panics (a Rust panic: not a Python Exception) on this text with
+    an overlap: the document gets one diagnostic that says so, and the server goes on."""
+    pytest.importorskip("semantic_text_splitter")
+    from semantic_text_splitter import MarkdownSplitter
+
+    text = "     'c')\n    def m(self):\ndef k(): return '''multi\nclass D: z = 3"
+    try:
+        MarkdownSplitter(24, 4).chunk_indices(text)
+    except BaseException:  # noqa: BLE001 - the panic this test is about
+        pass
+    else:
+        pytest.skip("this semantic-text-splitter no longer panics on the text")
+    await initialize(client, init_options={"settings": dict(FIXED_200, chunker="text-splitter",
+                                                            size=24, overlap=4)})
+    open_doc(client, "untitled:/panics.md", text)
+    published = await wait_published(client, "untitled:/panics.md", version=1)
+    assert [d.code for d in published.diagnostics] == ["internal-error"]
+    assert "text-splitter: the library failed on this document (PanicException" in \
+        published.diagnostics[0].message
+    open_doc(client, "untitled:/fine.md", "# Fine\n\nSome text that the library splits.\n")
+    await wait_published(client, "untitled:/fine.md", version=1)
+
+
 # -- bad requests, shutdown ----------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 from . import __version__
 from .analysis import ChunkerOptionError
 from .budget import BudgetExceeded
+from .chunkers.adapter import LibraryError
 from .config import ConfigError, Resolved, describe, resolve, settings_from_mapping
 from .issue import SEVERITIES
 from .report import FileResult, Summary, eprint, error_line, failing, plural, summarize, use_color
@@ -524,8 +525,8 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
         return FileResult(path=path, error=str(exc))
     try:
         analysis = analyze(doc, settings)
-    except (ChunkerOptionError, BudgetExceeded) as exc:  # bad settings, or over the budget
-        return FileResult(path=path, error=str(exc))
+    except (ChunkerOptionError, BudgetExceeded, LibraryError) as exc:  # bad settings, over the budget,
+        return FileResult(path=path, error=str(exc))  # a pipeline library that failed on the file
     except Exception as exc:  # a bug in a chunker or a check must not stop the run
         return FileResult(path=path, error=f"internal error while checking: {type(exc).__name__}: {exc}")
     stats = analysis.stats

@@ -218,6 +218,19 @@ def place_least_overlap(text: str, texts: list[str], sizer: Sizer,
     return out
 
 
+class LibraryError(RuntimeError):
+    """A pipeline library failed on a document in its native code (a Rust
+    panic, which Python sees as pyo3's ``PanicException``, not an
+    ``Exception``): what it said, named as the library's failure."""
+
+
+def _library_failed(name: str, exc: BaseException) -> LibraryError:
+    what = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return LibraryError(f"{name}: the library failed on this document ({type(exc).__name__}"
+                        f"{': ' + what if what else ''}); this is a bug in the library, not "
+                        "in the document: try another chunker or library version")
+
+
 class Adapter:
     """One pipeline library, run for real; subclasses fill in the class attributes
     and :meth:`build` / :meth:`split`."""
@@ -413,11 +426,18 @@ class Adapter:
         # same in the source; the chunks are spans of the source, sized by the sizer
         text = _SURROGATE.sub("\ufffd", source)
         surrogates = text != source
-        pieces = self.split(built, text) if text.strip() else []
         rest = {k: v for k, v in options.items() if k not in self.own_options}
-        spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
-                                        sizer=sizer, size=size, overlap=overlap,
-                                        options=rest, approximate=approximate)
+        try:
+            pieces = self.split(built, text) if text.strip() else []
+            spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
+                                            sizer=sizer, size=size, overlap=overlap,
+                                            options=rest, approximate=approximate)
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except Exception:
+            raise
+        except BaseException as exc:  # (a panic in the library's native code)
+            raise _library_failed(self.name, exc) from None
         meta = {**self.meta(splitter, built), "offsets": how}
         if how == "approximate":
             meta["approximate"] = True
