@@ -59,3 +59,21 @@ def corpus_dir() -> Path:
             pytest.fail(f"corpus not found at {CORPUS}")
         pytest.skip(f"corpus not found at {CORPUS}")
     return CORPUS
+
+
+#: a text on which semantic-text-splitter 0.33's MarkdownSplitter (24 characters, overlap 4)
+#: panics in its Rust code (found by tests/test_properties.py)
+PANICKING_TEXT = "     'c')\n    def m(self):\ndef k(): return '''multi\nclass D: z = 3"
+
+
+def text_splitter_panics() -> str:
+    """:data:`PANICKING_TEXT`, once the installed semantic-text-splitter is seen to panic on it
+    (skipped when the library is missing or no longer does)."""
+    pytest.importorskip("semantic_text_splitter")
+    from semantic_text_splitter import MarkdownSplitter
+
+    try:
+        MarkdownSplitter(24, 4).chunk_indices(PANICKING_TEXT)
+    except BaseException:  # noqa: BLE001 - the panic (pyo3's PanicException)
+        return PANICKING_TEXT
+    pytest.skip("this semantic-text-splitter no longer panics on the text")

@@ -18,6 +18,7 @@ import pytest
 
 import chunkseam.audit as audit_mod
 from clikit import run
+from conftest import text_splitter_panics
 
 from chunkseam.cli import main
 
@@ -177,16 +178,7 @@ def test_a_library_that_panics_is_reported_and_the_run_goes_on(proj: Path, capsy
 def test_the_real_text_splitter_panic_is_reported(proj: Path, capsys) -> None:
     """semantic-text-splitter 0.33's MarkdownSplitter panics on this text with an overlap (found by
     tests/test_properties.py): the file is reported, not a traceback."""
-    pytest.importorskip("semantic_text_splitter")
-    from semantic_text_splitter import MarkdownSplitter
-
-    text = "     'c')\n    def m(self):\ndef k(): return '''multi\nclass D: z = 3"
-    try:
-        MarkdownSplitter(24, 4).chunk_indices(text)
-    except BaseException:  # noqa: BLE001 - the panic this test is about
-        pass
-    else:
-        pytest.skip("this semantic-text-splitter no longer panics on the text")
+    text = text_splitter_panics()
     (proj / "gen.md").write_text(text, encoding="utf-8")
     rc, out, err = run(capsys, "lint", ".", "--chunker", "text-splitter", "--unit", "chars",
                        "--size", "24", "--overlap", "4", "--format", "json")

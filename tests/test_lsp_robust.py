@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from conftest import corpus_files
+from conftest import corpus_files, text_splitter_panics
 from lsp_support import (
     CONFIG, FIXED_200, SERVER_COMMAND, TIMEOUT, as_dict, change_doc, edit, initialize, make_client,
     open_doc, request, shutdown, wait_published,
@@ -145,16 +145,7 @@ async def test_crlf_cjk_and_combining_characters(client: LanguageClient):
 async def test_a_library_that_panics_on_a_document_is_an_error_diagnostic(client: LanguageClient):
     """semantic-text-splitter 0.33 panics (a Rust panic: not a Python Exception) on this text with
     an overlap: the document gets one diagnostic that says so, and the server goes on."""
-    pytest.importorskip("semantic_text_splitter")
-    from semantic_text_splitter import MarkdownSplitter
-
-    text = "     'c')\n    def m(self):\ndef k(): return '''multi\nclass D: z = 3"
-    try:
-        MarkdownSplitter(24, 4).chunk_indices(text)
-    except BaseException:  # noqa: BLE001 - the panic this test is about
-        pass
-    else:
-        pytest.skip("this semantic-text-splitter no longer panics on the text")
+    text = text_splitter_panics()
     await initialize(client, init_options={"settings": dict(FIXED_200, chunker="text-splitter",
                                                             size=24, overlap=4)})
     open_doc(client, "untitled:/panics.md", text)
