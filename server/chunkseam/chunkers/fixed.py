@@ -254,7 +254,7 @@ class _TokenText:
         previous version's (same tokens before them, same bytes, same
         characters); past the edit's tokens, where token ``x`` is the previous
         version's ``x - shift``, a window's bytes are read off the previous
-        version's window of the same tokens numbers (a few tokens summed, not
+        version's window of the same token numbers (a few tokens summed, not
         the ``step`` tokens between two windows)."""
         key = (size, step)
         got = self._windows.get(key)
@@ -292,7 +292,7 @@ class _TokenText:
         posb = pos
         # from this start on a window's tokens are the old text's, moved (its
         # start and end: the old window's of the same numbers, ``shift``
-        # tokens away); when the start is not a step's multiple, none
+        # tokens away)
         moved_from = max(after, after - shift) if old_windows else n
         while a < n:
             b = min(a + size, n)

@@ -428,6 +428,7 @@ class Built(list):
                 made = {id(p): make(p) for p in self._pending}
                 for p in self._pending:
                     self.templates[id(made[id(p)])] = self.templates.get(id(p))
+                    p.renew = None  # (the previous version's diagnostic: not kept alive by this one)
                 # (one slice assignment: a thread copying the list meanwhile
                 # gets either item of each pair, both with their template)
                 self[:] = [made.get(id(d), d) for d in self]
