@@ -59,14 +59,25 @@ silently matched) and the loud diagnostics of the population not judged yet.
 An item matches a current diagnostic when the file, configuration, rule and
 offset are the same (the cut; a per-chunk rule: the chunk's start).
 
-``--items FILE --root DIR`` scores another items file the same way (the
-tuning part: ``--items benchmarks/judged/items.jsonl --root
-../shared/corpus/markdown``; its ``setting`` may also be ``rec256`` =
-chunkseam's ``recursive`` 256/32 tokens; verdicts ``true``/``false`` are read
-as T/F). ``show [N…]`` prints items with the source around the cut (±300
-characters, the cut marked ``⟂``); ``new`` prints the unjudged loud
-diagnostics the same way, for judging. ``draw`` made the sample (kept for
-reproducibility: ``--seed``).
+``--items FILE`` scores another items file the same way: the tuning part,
+``--items benchmarks/judged/items.jsonl`` (its paths are found under
+../shared/corpus as benchmarks/judged.py reads them, or under ``--root DIR``;
+its ``setting`` may also be ``rec256`` = chunkseam's ``recursive`` 256/32
+tokens; verdicts ``true``/``false``/``partial`` are read as T/F/F, and items
+without a recorded ``severity`` were reported with the rule's default). It has
+no recorded population unless ``--population FILE`` names one, so unjudged
+loud diagnostics are not listed for it.
+
+The sample is stratified, so its overall row weighs every (configuration,
+rule) stratum alike; the *population-weighted* line weighs each stratum's
+precision by its number of loud diagnostics, the precision a user would meet
+linting all the documents.
+
+``show [N…]`` prints items (by line number) with the source around the cut
+(±300 characters, the cut marked ``⟂``) and the chunks and unit there; ``new``
+prints the unjudged loud diagnostics the same way, for judging; ``--json``
+prints the tables as JSON. ``draw`` made the sample and the population (kept
+for reproducibility: ``--seed``; it overwrites population.jsonl).
 """
 
 from __future__ import annotations
@@ -538,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     changed = [it for it in items if now[it["line_no"]]["changed"]]
     clean = [it for it in items if is_clean(it) and not now[it["line_no"]]["changed"]]
     clean_loud = [it for it in clean if now[it["line_no"]]["now_loud"]]
-    new = unjudged_loud(items, root, pop)
+    new = unjudged_loud(items, root, pop) if pop is not None else []
     if a.json:
         print(json.dumps({
             "before": {f"{s}/{r}": t.as_dict() for (s, r), t in before_rows.items()},
@@ -565,7 +576,8 @@ def main(argv: list[str] | None = None) -> int:
                   + ("-" if est is None else f"{est:.2f}")
                   + f" (strata weighted by their loud diagnostics: {covered} of {total} covered by judged items)")
     cv = Counter(it["verdict"] for it in clean)
-    missed = [it for it in clean if it["verdict"] == "missed"]
+    missed = [it for it in clean if it["verdict"] in ("missed", "false")
+              or it.get("expect") not in (None, "clean")]
     found = [it for it in missed if it.get("expect") in now[it["line_no"]]["now_loud"]]
     print(f"\nclean cuts: {len(clean)} judged ({dict(cv)}); now reported loud: {len(clean_loud)}"
           f"; of the {len(missed)} missed, now reported loud with the expected rule: {len(found)}")
@@ -575,6 +587,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"items whose surroundings changed (not matched): {len(changed)}")
     for it in changed:
         print(f"  #{it['line_no']} {it['setting']} {it['path']} @{it['offset']} {it['rule']}")
+    if pop is None:
+        print("no recorded population (--population FILE): loud diagnostics not judged yet are not listed")
+        return 0
     by = Counter((d["setting"], d["rule"]) for d in new)
     print(f"loud diagnostics not judged yet (not loud when the sample was drawn): {len(new)}"
           + (f" {dict(by)}" if by else "") + ("  -> judge them (`new`) before trusting 'now'" if new else ""))
