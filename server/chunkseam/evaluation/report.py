@@ -108,7 +108,7 @@ def _bars(title: str, labels: Sequence[str], series: Sequence[tuple[str, Sequenc
     n = len(series)
     group_h = n * bar_h + gap
     height = 40 + len(labels) * group_h + 20
-    parts = [f'<svg class="plot" role="img" aria-label="{html.escape(title)}" xmlns="http://www.w3.org/2000/svg" '
+    parts = [f'<svg class="plot" role="img" aria-label="{html.escape(title)}" '
              f'width="{left + width + 80}" height="{height}" viewBox="0 0 {left + width + 80} {height}">',
              f'<text x="4" y="16" font-weight="bold">{html.escape(title)}</text>']
     for j, (name, _) in enumerate(series):
@@ -138,7 +138,7 @@ def _bars(title: str, labels: Sequence[str], series: Sequence[tuple[str, Sequenc
 def _scatter(title: str, points: Sequence[tuple[str, float, float]], xlabel: str, ylabel: str) -> str:
     """Points (label, x in [0,1], y in [0,1])."""
     w, h, pad = 520, 340, 50
-    parts = [f'<svg class="plot" role="img" aria-label="{html.escape(title)}" xmlns="http://www.w3.org/2000/svg" '
+    parts = [f'<svg class="plot" role="img" aria-label="{html.escape(title)}" '
              f'width="{w + 220}" height="{h}" viewBox="0 0 {w + 220} {h}">',
              f'<text x="4" y="16" font-weight="bold">{html.escape(title)}</text>']
     x0, y0, x1, y1 = pad, h - pad, w - 10, 30
