@@ -16,7 +16,7 @@ import pytest
 from chunkseam.evaluation import metrics
 from chunkseam.evaluation.questions import Corpus, QuestionsError, load, load_csv, load_jsonl, write_csv
 from clikit import run
-from conftest import CORPUS, ROOT, corpus_dir, require_tool
+from conftest import CORPUS, ROOT, require_tool
 
 QUESTIONS = ROOT / "benchmarks" / "eval" / "corpus-questions.jsonl"
 
@@ -122,7 +122,6 @@ def test_eval_cli_reports_a_missing_excerpt_and_exits_2(tmp_path: Path, capsys) 
 
 
 def _slice(tmp: Path, n: int = 14) -> Path:
-    corpus_dir()
     lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:n]
     f = tmp / "slice.jsonl"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -137,7 +136,7 @@ def _offline_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def test_eval_end_to_end_offline_on_a_slice_of_the_corpus_set(tmp_path: Path) -> None:
+def test_eval_end_to_end_offline_on_a_slice_of_the_corpus_set(tmp_path: Path, corpus_dir: Path) -> None:
     qf = _slice(tmp_path)
     cmd = [sys.executable, "-m", "chunkseam", "eval", str(qf), "--corpus", str(CORPUS),
            "--chunker", "fixed,markdown", "--size", "128", "--format", "json", "--details"]
@@ -167,7 +166,7 @@ def test_eval_end_to_end_offline_on_a_slice_of_the_corpus_set(tmp_path: Path) ->
     # fixed windows split more excerpts than the structure-aware splitter on the same documents
     assert by["fixed"]["excerpt_integrity"] < by["markdown"]["excerpt_integrity"]
     # the text table of the same run
-    r = subprocess.run(cmd[:-4], capture_output=True, text=True, cwd=tmp_path, env=_offline_env(tmp_path),
+    r = subprocess.run(cmd[:-3], capture_output=True, text=True, cwd=tmp_path, env=_offline_env(tmp_path),
                        timeout=300)
     assert r.returncode == 0 and "fixed 128/0 tokens" in r.stdout and "markdown 128/0 tokens" in r.stdout
 
