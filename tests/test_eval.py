@@ -251,3 +251,16 @@ def test_eval_html_page_in_headless_chromium(tmp_path: Path, capsys) -> None:
     subprocess.run(cmd[:-2] + ["--window-size=1400,1200", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 5000
+
+
+def test_the_corpus_evaluation_set_loads_every_excerpt(corpus_dir: Path) -> None:
+    qs = load(QUESTIONS, Corpus(corpus_dir))
+    assert len(qs) >= 200 and len({q.id for q in qs}) == len(qs)
+    docs = {q.path for q in qs}
+    assert len(docs) >= 40
+    assert {Path(p).suffix for p in docs} >= {".md", ".rst", ".ipynb"}
+    corpus = Corpus(corpus_dir)
+    for q in qs:
+        for r in q.references:
+            text = corpus.text(r.path)
+            assert " ".join(text[r.start:r.end].split()) == " ".join(r.content.split()), q.id
