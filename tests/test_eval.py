@@ -262,3 +262,52 @@ def test_the_corpus_evaluation_set_loads_every_excerpt(corpus_dir: Path) -> None
     # an excerpt is a passage that answers, not a word or two that happen to be found
     short = [q.id for q in qs for r in q.references if len(r.content.split()) < 4]
     assert not short
+
+
+def test_eval_on_chromas_csv_shape_reproduces_hand_computed_token_metrics(tmp_path: Path, capsys) -> None:
+    # 122 characters, fixed windows of 25 characters: [0,25) [25,50) [50,75) [75,100) [100,122).
+    # With k = 5 every chunk is retrieved, whatever the ranking, so by the published definitions:
+    # refs [31,61) and [93,121): numerator 30 + 28 = 58, recall 58/58 = 1, precision 58/122,
+    # IoU 58/(122 + 0). A second question, ref [0,10): recall 1, precision 10/122, IoU 10/122.
+    text = "The timeout is thirty seconds. " * 3 + "Retries back off five times." + "\n"
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "corpora" / "guide.md").write_text(text, encoding="utf-8")
+    refs = [{"content": text[31:61], "start_index": 31, "end_index": 61},
+            {"content": text[93:121], "start_index": 93, "end_index": 121}]
+    f = tmp_path / "questions_df.csv"
+    with f.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "references", "corpus_id"])
+        w.writerow(["How long is the timeout, and how often are retries made?", json.dumps(refs), "guide"])
+        w.writerow(["What is the timeout?", json.dumps([{"content": text[:10], "start_index": 0, "end_index": 10}]),
+                    "guide"])
+    rc, out, err = run(capsys, "eval", str(f), "--corpus", str(tmp_path), "--chunker", "fixed", "--unit", "chars",
+                       "--size", "25", "-k", "5", "--format", "json", "--details")
+    assert rc == 0, err
+    c = json.loads(out)["configurations"][0]
+    assert c["chunks"] == 5
+    q0, q1 = c["per_question"]
+    assert (q0["recall"], q0["precision"], q0["iou"]) == (1.0, round(58 / 122, 6), round(58 / 122, 6))
+    assert (q1["recall"], q1["precision"], q1["iou"]) == (1.0, round(10 / 122, 6), round(10 / 122, 6))
+    bm = c["retrieval"]["bm25"]["all"]
+    assert bm["token_iou"] == round((58 / 122 + 10 / 122) / 2, 6)
+    # the cut at 50 splits [31,61); at 100, [93,121): both mid-sentence, named with their rule
+    cuts = [(x["start"], [cut["offset"] for cut in x["cuts"]]) for x in c["split_excerpts"]]
+    assert cuts == [(31, [50]), (93, [100])]
+    assert c["excerpt_integrity"] == pytest.approx(1 / 3, abs=1e-6)
+
+
+def test_tune_on_a_local_dask_cluster_matches_the_local_run(tmp_path: Path, capsys, monkeypatch) -> None:
+    pytest.importorskip("dask.distributed")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.md").write_text("# A\n\n" + "Words of a sentence that goes on. " * 60 + "\n\n## B\n\n- one item\n- two\n",
+                                   encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ("tune", "a.md", "--chunkers", "fixed,markdown", "--sizes", "32,64", "--overlaps", "0", "--all",
+            "--format", "json")
+    rc, local, err = run(capsys, *args)
+    assert rc == 0, err
+    rc, dask_out, err = run(capsys, *args, "--scheduler", "local", "--jobs", "2")
+    assert rc == 0, err
+    assert json.loads(dask_out)["all"] == json.loads(local)["all"]
+    assert len(json.loads(local)["all"]) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -81,6 +82,9 @@ def add_parsers(sub: Any, jobs: Callable[[str], int], positive_int: Callable[[st
                    help="JSON: also each split excerpt's cuts and each question's scores")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("-j", "--jobs", type=jobs, default=1, metavar="N", help="worker processes (0 = all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+                   help="chunk on a Dask cluster: tcp://HOST:8786, or 'local' for a local cluster of --jobs "
+                        "workers (default: $DASK_SCHEDULER_ADDRESS; needs chunkseam[dask])")
 
     p = sub.add_parser("tune", help="search a grid of chunkers, sizes and overlaps: the Pareto set over "
                        "broken-chunk rate, chunk size and (with --questions) retrieval; --write keeps one",
@@ -103,6 +107,9 @@ def add_parsers(sub: Any, jobs: Callable[[str], int], positive_int: Callable[[st
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("-j", "--jobs", type=jobs, default=1, metavar="N", help="worker processes (0 = all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+                   help="chunk on a Dask cluster: tcp://HOST:8786, or 'local' for a local cluster of --jobs "
+                        "workers (default: $DASK_SCHEDULER_ADDRESS; needs chunkseam[dask])")
 
 
 # --- configurations --------------------------------------------------------------------------------
@@ -188,9 +195,33 @@ def configurations(args: argparse.Namespace, config_files: list[str | None]) -> 
 
 
 def _mapper(args: argparse.Namespace):
+    """Work over the items: in this process, on ``--jobs`` worker processes (as ``lint``), or
+    with ``--scheduler`` on a Dask cluster (the workers get each document's text)."""
     from ..cli import _map
 
+    if getattr(args, "scheduler", None):
+        return lambda f, items: _on_cluster(f, items, args.scheduler, args.jobs)
     return lambda f, items: _map(f, items, args.jobs)
+
+
+def _on_cluster(func, items: list, scheduler: str, jobs: int) -> list:
+    from ..audit import SourceError, read_source
+    from ..cli import UsageError
+    from ..cluster import connect
+
+    texts: dict[str, str | None] = {}
+    for path, *_ in items:
+        if path not in texts:
+            try:
+                texts[path] = read_source(path)
+            except SourceError:
+                texts[path] = None  # the worker reports why
+    try:
+        with connect(scheduler, jobs) as client:
+            futures = client.map(func, [(p, s, rel, texts[p]) for p, s, rel, *_ in items], pure=False)
+            return list(client.gather(futures))
+    except RuntimeError as exc:
+        raise UsageError(f"error: {exc}") from None
 
 
 def _progress(args: argparse.Namespace):

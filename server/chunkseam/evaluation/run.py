@@ -63,17 +63,18 @@ class DocChunks:
     error: str | None = None
 
 
-def chunk_document(item: tuple[str, Any, str]) -> DocChunks:
-    """Chunk and validate one document (top-level: runs in worker processes with --jobs)."""
+def chunk_document(item: tuple[Any, ...]) -> DocChunks:
+    """Chunk and validate one document: ``(path, settings, rel[, text])`` (top-level: runs in
+    worker processes with --jobs, on Dask workers with --scheduler, which get the text)."""
     from .. import budget
     from ..analysis import make_chunks, sizer_for
     from ..audit import read_source
     from ..notebook import open_document
     from ..validate import statistics, validate
 
-    path, settings, rel = item
+    path, settings, rel, *given = item
     try:
-        doc = open_document(read_source(path), path, settings)
+        doc = open_document(given[0] if given and given[0] is not None else read_source(path), path, settings)
         budget.check_document(len(doc.text))
         with budget.limits(budget.default_seconds(len(doc.text))):
             sizer = sizer_for(settings)
