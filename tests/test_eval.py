@@ -40,6 +40,9 @@ def test_token_metrics_hand_computed() -> None:
     s = metrics.token_scores([("b", 0, 10)], [("a", 0, 10)])
     assert (s.recall, s.precision, s.iou) == (0.0, 0.0, 0.0)
     assert metrics.first_relevant_rank([("b", 0, 5), ("a", 0, 3), ("a", 3, 9)], [("a", 2, 4)]) == 2
+    # complete: the retrieved chunks together hold every excerpt entirely
+    assert metrics.complete([("a", 0, 15), ("a", 15, 40)], [("a", 10, 20), ("a", 30, 40)])
+    assert not metrics.complete([("a", 0, 15), ("b", 15, 40)], [("a", 10, 20)])
     assert metrics.first_relevant_rank([("a", 0, 2)], [("a", 2, 4)]) is None  # touching is not sharing
 
 

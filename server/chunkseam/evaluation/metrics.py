@@ -23,7 +23,11 @@ Rank metrics (chunkseam's, not in the published evaluation): a retrieved
 chunk is *relevant* when it shares at least one character with a reference
 excerpt of the question; **recall@k** is the share of questions with a
 relevant chunk in the top ``k``; **MRR** the mean of ``1/rank`` of the first
-relevant chunk within the top ``k`` (0 when none).
+relevant chunk within the top ``k`` (0 when none); **complete@k** the share of
+questions all of whose excerpts the top ``k`` chunks cover entirely (together):
+the answer is all there. A split excerpt can be a hit for recall@k through either
+of its halves, but it is complete only when both chunks are retrieved — which is
+what a cut that breaks a passage costs.
 """
 
 from __future__ import annotations
@@ -106,6 +110,15 @@ def first_relevant_rank(retrieved: Sequence[tuple[str, int, int]], references: S
             if rd == d and intersect((cs, ce), (rs, re_)) is not None:
                 return rank
     return None
+
+
+def complete(retrieved: Sequence[tuple[str, int, int]], references: Sequence[tuple[str, int, int]]) -> bool:
+    """True when the retrieved chunks (together) cover every reference entirely."""
+    merged: dict[str, list[Range]] = {}
+    for d, s, e in retrieved:
+        merged.setdefault(d, []).append((s, e))
+    unions = {d: union(rs) for d, rs in merged.items()}
+    return all(covered((s, e), unions.get(d, ())) == e - s for d, s, e in references)
 
 
 def mean(values: Sequence[float]) -> float:

@@ -18,24 +18,35 @@ def _f(v: float | None) -> str:
 
 
 COLUMNS = ("configuration", "chunks", "mean size", "broken %", "integrity %", "loud splits",
-           "recall@k %", "MRR", "tok recall %", "tok precision %", "IoU %",
-           "recall@k loud | quiet", "IoU loud | quiet")
+           "recall@k %", "complete@k %", "MRR", "tok recall %", "tok precision %", "IoU %")
+#: the link to the linter: questions one of whose excerpts a loud cut splits | the others
+LINK_COLUMNS = ("configuration", "questions loud | quiet", "complete@k % loud | quiet",
+                "recall@k % loud | quiet", "MRR loud | quiet", "IoU % loud | quiet")
 
 
 def rows(results: Sequence[Result], retriever: str | None = None) -> list[list[str]]:
     out = []
     for r in results:
         a = r.scores(retriever).to_dict()
-        loud = r.scores(retriever, "split_loudly").to_dict()
-        quiet = r.scores(retriever, "not_split_loudly").to_dict()
         out.append([
             r.label, str(r.chunks), f"{r.mean_size:.1f}", _pct(r.broken_rate), _pct(r.integrity),
             str(sum(x.loud for x in r.excerpts)),
-            _pct(a["recall_at_k"]), _f(a["mrr"]), _pct(a["token_recall"]), _pct(a["token_precision"]),
-            _pct(a["token_iou"]),
-            f"{_pct(loud['recall_at_k'])} ({loud['questions']}) | {_pct(quiet['recall_at_k'])} ({quiet['questions']})",
-            f"{_pct(loud['token_iou'])} | {_pct(quiet['token_iou'])}",
+            _pct(a["recall_at_k"]), _pct(a["complete_at_k"]), _f(a["mrr"]), _pct(a["token_recall"]),
+            _pct(a["token_precision"]), _pct(a["token_iou"]),
         ])
+    return out
+
+
+def link_rows(results: Sequence[Result], retriever: str | None = None) -> list[list[str]]:
+    out = []
+    for r in results:
+        loud = r.scores(retriever, "split_loudly").to_dict()
+        quiet = r.scores(retriever, "not_split_loudly").to_dict()
+        out.append([r.label, f"{loud['questions']} | {quiet['questions']}",
+                    f"{_pct(loud['complete_at_k'])} | {_pct(quiet['complete_at_k'])}",
+                    f"{_pct(loud['recall_at_k'])} | {_pct(quiet['recall_at_k'])}",
+                    f"{_f(loud['mrr'])} | {_f(quiet['mrr'])}",
+                    f"{_pct(loud['token_iou'])} | {_pct(quiet['token_iou'])}"])
     return out
 
 
@@ -58,14 +69,18 @@ def write_text(out: TextIO, results: Sequence[Result], *, questions: int, color:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=out, force_terminal=color, no_color=not color, width=220, highlight=False)
+    console = Console(file=out, force_terminal=color, no_color=not color, width=200, highlight=False)
     for name in retrievers(results):
-        table = Table(title=_title(results, questions, name), title_justify="left")
-        for i, c in enumerate(COLUMNS):
-            table.add_column(c, justify="left" if i == 0 else "right", style="bold" if i == 0 else None)
-        for row in rows(results, name):
-            table.add_row(*row)
-        console.print(table)
+        for title, cols, body in ((_title(results, questions, name), COLUMNS, rows(results, name)),
+                                  ("what loud cuts cost: questions one of whose excerpts a cut with an error or "
+                                   "warning splits | the others", LINK_COLUMNS, link_rows(results, name))):
+            table = Table(title=title, title_justify="left")
+            for i, c in enumerate(cols):
+                table.add_column(c, justify="left" if i == 0 else "right", style="bold" if i == 0 else None,
+                                 no_wrap=i == 0)
+            for row in body:
+                table.add_row(*row)
+            console.print(table)
     console.print("integrity: share of reference excerpts one chunk holds whole; loud splits: excerpts "
                   "split by a cut with an error or warning; loud | quiet: questions with such an excerpt "
                   "vs. the others (question counts in brackets)")
@@ -79,12 +94,15 @@ def write_text(out: TextIO, results: Sequence[Result], *, questions: int, color:
 
 def write_markdown(out: TextIO, results: Sequence[Result], *, questions: int) -> None:
     for name in retrievers(results):
-        out.write(f"**{_title(results, questions, name)}**\n\n")
-        out.write("| " + " | ".join(COLUMNS) + " |\n")
-        out.write("|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|\n")
-        for row in rows(results, name):
-            out.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
-        out.write("\n")
+        for title, cols, body in ((_title(results, questions, name), COLUMNS, rows(results, name)),
+                                  ("What loud cuts cost (questions one of whose excerpts a loud cut splits | "
+                                   "the others)", LINK_COLUMNS, link_rows(results, name))):
+            out.write(f"**{title}**\n\n")
+            out.write("| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |\n")
+            out.write("|" + "|".join(["---"] + ["---:"] * (len(cols) - 1)) + "|\n")
+            for row in body:
+                out.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+            out.write("\n")
 
 
 def to_json(results: Sequence[Result], *, questions: int, details: bool = False) -> dict[str, Any]:
@@ -167,10 +185,13 @@ def html_page(results: Sequence[Result], *, questions: int, title: str = "chunks
     labels = [r.label for r in results]
     sections = []
     for name in retrievers(results):
-        table = ["<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS) + "</tr></thead><tbody>"]
-        for row in rows(results, name):
-            table.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
-        table.append("</tbody></table>")
+        table = []
+        for cols, body in ((COLUMNS, rows(results, name)), (LINK_COLUMNS, link_rows(results, name))):
+            table.append("<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+                         + "</tr></thead><tbody>")
+            for row in body:
+                table.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            table.append("</tbody></table>")
         alls = [r.scores(name).to_dict() for r in results]
         loud = [r.scores(name, "split_loudly").to_dict() for r in results]
         quiet = [r.scores(name, "not_split_loudly").to_dict() for r in results]
@@ -179,11 +200,12 @@ def html_page(results: Sequence[Result], *, questions: int, title: str = "chunks
             + _bars("Integrity and retrieval per configuration", labels, [
                 ("excerpt integrity", [r.integrity for r in results]),
                 ("recall@k", [a["recall_at_k"] for a in alls]),
+                ("complete@k", [a["complete_at_k"] for a in alls]),
                 ("token IoU", [a["token_iou"] for a in alls]),
                 ("broken chunks", [r.broken_rate for r in results])])
-            + _bars("What loud cuts cost: recall@k of questions whose excerpt a warning/error cut splits vs. not",
-                    labels, [("split loudly", [x["recall_at_k"] for x in loud]),
-                             ("not split loudly", [x["recall_at_k"] for x in quiet])])
+            + _bars("What loud cuts cost: complete@k of questions whose excerpt a warning/error cut splits vs. not",
+                    labels, [("split loudly", [x["complete_at_k"] for x in loud]),
+                             ("not split loudly", [x["complete_at_k"] for x in quiet])])
             + _scatter("Broken-chunk rate against recall@k",
                        [(r.label, r.broken_rate, a["recall_at_k"] or 0.0) for r, a in zip(results, alls)],
                        "broken-chunk rate", "recall@k")

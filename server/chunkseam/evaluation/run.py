@@ -136,14 +136,16 @@ class Scores:
 
     questions: int = 0
     hits: int = 0
+    complete: int = 0
     rr: float = 0.0
     recall: float = 0.0
     precision: float = 0.0
     iou: float = 0.0
 
-    def add(self, rank: int | None, ts: metrics.TokenScores) -> None:
+    def add(self, rank: int | None, ts: metrics.TokenScores, complete: bool = False) -> None:
         self.questions += 1
         self.hits += rank is not None
+        self.complete += complete
         self.rr += 1.0 / rank if rank else 0.0
         self.recall += ts.recall
         self.precision += ts.precision
@@ -153,6 +155,7 @@ class Scores:
         n = self.questions or 1
         return {"questions": self.questions,
                 "recall_at_k": round(self.hits / n, 6) if self.questions else None,
+                "complete_at_k": round(self.complete / n, 6) if self.questions else None,
                 "mrr": round(self.rr / n, 6) if self.questions else None,
                 "token_recall": round(self.recall / n, 6) if self.questions else None,
                 "token_precision": round(self.precision / n, 6) if self.questions else None,
@@ -297,9 +300,10 @@ def _score(label: str, settings: Any, per_doc: dict[str, DocChunks], questions: 
             refs = [(x.path, x.start, x.end) for x in q.references]
             ts = metrics.token_scores(retrieved, refs)
             rank = metrics.first_relevant_rank(retrieved, refs)
-            groups["all"].add(rank, ts)
-            groups["split_loudly" if loud_q[q.id] else "not_split_loudly"].add(rank, ts)
-            res.per_question.append({"retriever": r.name, "question": q.id, "rank": rank,
+            whole = metrics.complete(retrieved, refs)
+            groups["all"].add(rank, ts, whole)
+            groups["split_loudly" if loud_q[q.id] else "not_split_loudly"].add(rank, ts, whole)
+            res.per_question.append({"retriever": r.name, "question": q.id, "rank": rank, "complete": whole,
                                      "split_loudly": loud_q[q.id], "recall": round(ts.recall, 6),
                                      "precision": round(ts.precision, 6), "iou": round(ts.iou, 6)})
         res.retrieval[r.name] = groups
