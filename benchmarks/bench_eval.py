@@ -119,7 +119,7 @@ def main() -> int:
         for row in (x for x in rows if x["size"] == size):
             lq, qq = row["loud"], row["quiet"]
             print(f"{row['configuration']:<34}{row['chunks']:>7}{row['mean_size']:>9.1f}{pct(row['broken_rate']):>9}"
-                  f"{pct(row['integrity']):>9}{row['excerpts_split_loudly']:>6}{pct(row['recall_at_5']):>7}"
+                  f"{pct(row['integrity']):>9}{row['excerpts_split_loudly']:>6}{pct(row['recall_at_5']):>7}{pct(row['complete_at_5']):>7}"
                   f"{'—' if row['mrr'] is None else format(row['mrr'], '.3f'):>7}{pct(row['iou']):>7}   "
                   f"{pct(lq['complete_at_k']):>7} | {pct(qq['complete_at_k']):>5} ({lq['questions']:>3}/{qq['questions']:>3})"
                   f"   {pct(lq['recall_at_k']):>8} | {pct(qq['recall_at_k']):>5}"
