@@ -354,3 +354,34 @@ def test_dense_retrieval_with_a_model_shipped_in_a_package(tmp_path: Path, capsy
     retrieval = json.loads(out)["configurations"][0]["retrieval"]
     assert set(retrieval) == {"bm25", f"dense:{model}"}
     assert retrieval[f"dense:{model}"]["all"]["recall_at_k"] == 1.0  # each question's one chunk is its answer
+
+
+def test_eval_two_config_files_and_tune_with_questions(tmp_path: Path, capsys, monkeypatch) -> None:
+    root, text = _chroma_corpus(tmp_path)
+    (tmp_path / ".git").mkdir()
+    a = tmp_path / "a.toml"
+    a.write_text('chunker = "fixed"\nunit = "chars"\nsize = 30\n', encoding="utf-8")
+    b = tmp_path / "b.toml"
+    b.write_text('chunker = "sentence"\nsize = 12\n', encoding="utf-8")
+    f = tmp_path / "q.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in [
+        {"question": "What is the default timeout?", "path": "corpora/guide.md",
+         "references": ["The timeout is thirty seconds by default."]},
+        {"question": "How do retries back off?", "path": "corpora/guide.md",
+         "references": ["Retries back off exponentially up to five times."]}]) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "eval", str(f), "--corpus", str(root), "--config", str(a), "--config", str(b),
+                       "--format", "markdown")
+    assert rc == 0, err
+    assert "| a.toml: fixed 30/0 chars |" in out and "| b.toml: sentence 12/0 tokens |" in out
+    assert "What loud cuts cost" in out
+    rc, out, err = run(capsys, "tune", "--questions", str(f), "--corpus", str(root), "--chunkers", "fixed,sentence",
+                       "--sizes", "8,16", "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert data["grid"] == 4
+    front = data["pareto"]
+    assert all({"excerpt_integrity", "recall_at_k", "token_iou"} <= set(r) for r in front)
+    # with questions the choice is the Pareto member with the highest recall@k, then IoU
+    best = max(front, key=lambda r: (r["recall_at_k"], r["token_iou"]))
+    assert (data["chosen"]["recall_at_k"], data["chosen"]["token_iou"]) == (best["recall_at_k"], best["token_iou"])
