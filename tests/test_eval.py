@@ -83,6 +83,9 @@ def test_csv_bad_offsets_name_the_question(tmp_path: Path) -> None:
     bad = f'question,references,corpus_id\nWhere?,"[{{""content"": ""x"", ""start_index"": 5, ""end_index"": {len(text) + 9}}}]",guide\n'
     with pytest.raises(QuestionsError, match=r"question 'Where\?'.*not a span of corpora/guide.md"):
         load_csv(bad, Corpus(root))
+    outside = 'question,references,corpus_id\nWhere?,"[{""start_index"": 0, ""end_index"": 4}]",../../etc/passwd\n'
+    with pytest.raises(QuestionsError, match="document '../../etc/passwd' not found under"):
+        load_csv(outside, Corpus(root))
     with pytest.raises(QuestionsError, match="missing column corpus_id"):
         load_csv("question,references\nq,[]\n", Corpus(root))
 

@@ -72,6 +72,9 @@ class Corpus:
         """The corpus-relative path of ``corpus_id`` (tries the suffixes Chroma's corpora use)."""
         if corpus_id in self._resolved:
             return self._resolved[corpus_id]
+        root = self.root.resolve()
+        if Path(corpus_id).is_absolute() or not (self.root / corpus_id).resolve().is_relative_to(root):
+            raise FileNotFoundError(corpus_id)  # only documents inside the corpus directory
         for cand in (corpus_id, corpus_id + ".md", corpus_id + ".txt", "corpora/" + corpus_id + ".md",
                      "corpora/" + corpus_id + ".txt"):
             p = self.root / cand
