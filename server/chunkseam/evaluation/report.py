@@ -126,8 +126,9 @@ def _bars(title: str, labels: Sequence[str], series: Sequence[tuple[str, Sequenc
     n = len(series)
     group_h = n * bar_h + gap
     height = 40 + len(labels) * group_h + 20
+    total_w = max(left + width + 80, left + n * 130)
     parts = [f'<svg class="plot" role="img" aria-label="{html.escape(title)}" '
-             f'width="{left + width + 80}" height="{height}" viewBox="0 0 {left + width + 80} {height}">',
+             f'width="{total_w}" height="{height}" viewBox="0 0 {total_w} {height}">',
              f'<text x="4" y="16" font-weight="bold">{html.escape(title)}</text>']
     for j, (name, _) in enumerate(series):
         parts.append(f'<rect x="{left + j * 130}" y="24" width="10" height="10" fill="{_PALETTE[j % 10]}"/>'
@@ -186,8 +187,11 @@ def html_page(results: Sequence[Result], *, questions: int, title: str = "chunks
     sections = []
     for name in retrievers(results):
         table = []
-        for cols, body in ((COLUMNS, rows(results, name)), (LINK_COLUMNS, link_rows(results, name))):
-            table.append("<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+        for caption, cols, body in (
+                ("", COLUMNS, rows(results, name)),
+                ("<h3>What loud cuts cost: questions one of whose excerpts a cut with an error or warning "
+                 "splits | the others</h3>", LINK_COLUMNS, link_rows(results, name))):
+            table.append(caption + "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
                          + "</tr></thead><tbody>")
             for row in body:
                 table.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
@@ -206,9 +210,9 @@ def html_page(results: Sequence[Result], *, questions: int, title: str = "chunks
             + _bars("What loud cuts cost: complete@k of questions whose excerpt a warning/error cut splits vs. not",
                     labels, [("split loudly", [x["complete_at_k"] for x in loud]),
                              ("not split loudly", [x["complete_at_k"] for x in quiet])])
-            + _scatter("Broken-chunk rate against recall@k",
-                       [(r.label, r.broken_rate, a["recall_at_k"] or 0.0) for r, a in zip(results, alls)],
-                       "broken-chunk rate", "recall@k")
+            + _scatter("Broken-chunk rate against complete@k",
+                       [(r.label, r.broken_rate, a["complete_at_k"] or 0.0) for r, a in zip(results, alls)],
+                       "broken-chunk rate", "complete@k")
             + "</section>")
     splits = []
     for r in results:
