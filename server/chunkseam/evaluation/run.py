@@ -20,26 +20,10 @@ within the budget of one analysis). Then:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from . import metrics
 from .questions import Corpus, Question
-
-
-@dataclass
-class Configuration:
-    """One chunker configuration: settings overrides over a config file (or the project's)."""
-
-    label: str
-    overrides: dict[str, Any] = field(default_factory=dict)
-    config_file: str | None = None
-
-    def settings(self, where: str | Path | None = None):
-        from ..config import resolve
-
-        return resolve(where if where is not None else Path.cwd(), self.overrides,
-                       config_file=self.config_file).settings
 
 
 def describe(settings) -> str:
@@ -99,7 +83,9 @@ class Excerpt:
 
     @property
     def loud(self) -> bool:
-        return any(i["severity"] in ("error", "warning") for c in self.cuts for i in c["issues"])
+        from ..validate import BROKEN_SEVERITIES
+
+        return any(i["severity"] in BROKEN_SEVERITIES for c in self.cuts for i in c["issues"])
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
