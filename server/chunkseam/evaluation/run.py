@@ -41,7 +41,8 @@ class DocChunks:
 
     path: str
     spans: list[tuple[int, int, int]]            # (start, end, size in the unit)
-    issues: list[tuple[str, str, str, int | None]]  # (code, name, severity, cut offset)
+    #: (code, name, severity, cut offset, chunk on the left, chunk on the right)
+    issues: list[tuple[str, str, str, int | None, int | None, int | None]]
     broken: int = 0
     chunker: str = ""
     error: str | None = None
@@ -68,7 +69,7 @@ def chunk_document(item: tuple[Any, ...]) -> DocChunks:
     except Exception as exc:  # a chunker's refusal, a budget, a library failure: reported, not raised
         return DocChunks(rel, [], [], error=f"{type(exc).__name__}: {exc}"[:500])
     return DocChunks(rel, [(c.start, c.end, c.tokens) for c in chunks],
-                     [(i.code, i.name, i.severity, i.cut) for i in issues],
+                     [(i.code, i.name, i.severity, i.cut, i.chunk, i.other_chunk) for i in issues],
                      statistics(chunks, issues).chunks_with_issues, name)
 
 
@@ -97,21 +98,28 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 def excerpt_integrity(question: Question, text: str, dc: DocChunks) -> list[Excerpt]:
-    out = []
-    bounds = sorted({e for _, e, _ in dc.spans[:-1]} | {s for s, _, _ in dc.spans[1:]})
-    by_cut: dict[int, list[dict[str, str]]] = {}
-    for code, name, severity, cut in dc.issues:
-        if cut is not None:
-            by_cut.setdefault(cut, []).append({"code": code, "name": name, "severity": severity})
-    import bisect
+    """The question's excerpts, each intact or with the cuts that split it.
 
+    A cut is the boundary between chunk N and N+1: the end of N and the start of
+    N+1 (one offset when they touch; two when whitespace lies between them or
+    the chunks overlap). A cut splits an excerpt one chunk does not hold when one
+    of its offsets is strictly inside it; its issues are those chunkseam reports
+    between N and N+1."""
+    out = []
+    by_pair: dict[tuple[int, int], list[dict[str, str]]] = {}
+    for code, name, severity, cut, left, right in dc.issues:
+        if cut is not None and left is not None and right is not None:
+            by_pair.setdefault((left, right), []).append({"code": code, "name": name, "severity": severity})
+    pairs = [(n, sorted({a[1], b[0]})) for n, (a, b) in enumerate(zip(dc.spans, dc.spans[1:]))]
     for ref in question.references:
         s, e = _trim(text, ref.start, ref.end)
         intact = any(cs <= s and e <= ce for cs, ce, _ in dc.spans)
         cuts = []
         if not intact:
-            for b in bounds[bisect.bisect_right(bounds, s): bisect.bisect_left(bounds, e)]:
-                cuts.append({"offset": b, "issues": by_cut.get(b, [])})
+            for n, offsets in pairs:
+                inside = [o for o in offsets if s < o < e]
+                if inside:
+                    cuts.append({"offset": inside[0], "chunk": n, "issues": by_pair.get((n, n + 1), [])})
         out.append(Excerpt(question.id, ref.path, s, e, intact, cuts))
     return out
 
