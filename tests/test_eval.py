@@ -388,3 +388,20 @@ def test_eval_two_config_files_and_tune_with_questions(tmp_path: Path, capsys, m
     # with questions the choice is the Pareto member with the highest recall@k, then IoU
     best = max(front, key=lambda r: (r["recall_at_k"], r["token_iou"]))
     assert (data["chosen"]["recall_at_k"], data["chosen"]["token_iou"]) == (best["recall_at_k"], best["token_iou"])
+
+
+def test_a_cut_with_whitespace_between_the_chunks_is_one_cut() -> None:
+    from chunkseam.evaluation.questions import Question, Reference
+    from chunkseam.evaluation.run import DocChunks, excerpt_integrity
+
+    text = "First part of the answer.  Second part of it. Then more."
+    # chunks [0,25) and [27,45): the two spaces between them belong to neither (a stripping splitter)
+    dc = DocChunks("d.md", [(0, 25, 6), (27, 45, 5), (46, 56, 3)],
+                   [("CS002", "mid-sentence", "warning", 25, 0, 1), ("CS102", "fragment", "info", None, 2, None)])
+    q = Question("q", "What is the answer?", "d.md", [Reference("d.md", 6, 40, text[6:40]),
+                                                     Reference("d.md", 27, 45, text[27:45])])
+    split, intact = excerpt_integrity(q, text, dc)
+    assert intact.intact and not intact.cuts
+    assert not split.intact and split.loud
+    assert split.cuts == [{"offset": 25, "chunk": 0,
+                           "issues": [{"code": "CS002", "name": "mid-sentence", "severity": "warning"}]}]
