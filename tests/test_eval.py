@@ -43,6 +43,11 @@ def test_token_metrics_hand_computed() -> None:
     # complete: the retrieved chunks together hold every excerpt entirely
     assert metrics.complete([("a", 0, 15), ("a", 15, 40)], [("a", 10, 20), ("a", 30, 40)])
     assert not metrics.complete([("a", 0, 15), ("b", 15, 40)], [("a", 10, 20)])
+    # the whitespace a splitter strips between two chunks need not be covered; a word must
+    texts = {"a": "alpha beta   gamma delta"}
+    assert metrics.complete([("a", 0, 10), ("a", 13, 24)], [("a", 6, 18)], texts)
+    assert not metrics.complete([("a", 0, 10), ("a", 13, 24)], [("a", 6, 18)])
+    assert not metrics.complete([("a", 0, 10), ("a", 15, 24)], [("a", 6, 18)], texts)
     assert metrics.first_relevant_rank([("a", 0, 2)], [("a", 2, 4)]) is None  # touching is not sharing
 
 

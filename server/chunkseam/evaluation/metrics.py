@@ -24,7 +24,8 @@ chunk is *relevant* when it shares at least one character with a reference
 excerpt of the question; **recall@k** is the share of questions with a
 relevant chunk in the top ``k``; **MRR** the mean of ``1/rank`` of the first
 relevant chunk within the top ``k`` (0 when none); **complete@k** the share of
-questions all of whose excerpts the top ``k`` chunks cover entirely (together):
+questions all of whose excerpts the top ``k`` chunks cover entirely (together; the
+whitespace between two chunks that a splitter strips need not be covered):
 the answer is all there. A split excerpt can be a hit for recall@k through either
 of its halves, but it is complete only when both chunks are retrieved — which is
 what a cut that breaks a passage costs.
@@ -33,7 +34,7 @@ what a cut that breaks a passage costs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 Range = tuple[int, int]
 
@@ -112,13 +113,34 @@ def first_relevant_rank(retrieved: Sequence[tuple[str, int, int]], references: S
     return None
 
 
-def complete(retrieved: Sequence[tuple[str, int, int]], references: Sequence[tuple[str, int, int]]) -> bool:
-    """True when the retrieved chunks (together) cover every reference entirely."""
+def complete(retrieved: Sequence[tuple[str, int, int]], references: Sequence[tuple[str, int, int]],
+             texts: Mapping[str, str] | None = None) -> bool:
+    """True when the retrieved chunks (together) cover every reference entirely —
+    but for whitespace, when ``texts`` (document -> text) is given: the spaces
+    between two chunks that a splitter strips belong to neither."""
     merged: dict[str, list[Range]] = {}
     for d, s, e in retrieved:
         merged.setdefault(d, []).append((s, e))
     unions = {d: union(rs) for d, rs in merged.items()}
-    return all(covered((s, e), unions.get(d, ())) == e - s for d, s, e in references)
+    for d, s, e in references:
+        at = s
+        for cs, ce in unions.get(d, ()):
+            if ce <= at:
+                continue
+            if cs >= e:
+                break
+            if cs > at and not _blank(texts, d, at, cs):
+                return False
+            at = max(at, ce)
+            if at >= e:
+                break
+        if at < e and not _blank(texts, d, at, e):
+            return False
+    return True
+
+
+def _blank(texts: Mapping[str, str] | None, doc: str, s: int, e: int) -> bool:
+    return texts is not None and doc in texts and not texts[doc][s:e].strip()
 
 
 def mean(values: Sequence[float]) -> float:

@@ -285,6 +285,7 @@ def _score(label: str, settings: Any, per_doc: dict[str, DocChunks], questions: 
     asked = [q for q in questions if q.id in loud_q]
     if not texts or not asked:
         return res
+    texts_by_doc = {p: corpus.text(p) for p in per_doc}
     for name in retrievers:
         r = BM25(texts) if name == "bm25" else Dense(name.split(":", 1)[1], texts, allow_download=allow_download)
         found = r.search([q.question for q in asked], min(k, len(texts)))
@@ -294,7 +295,7 @@ def _score(label: str, settings: Any, per_doc: dict[str, DocChunks], questions: 
             refs = [(x.path, x.start, x.end) for x in q.references]
             ts = metrics.token_scores(retrieved, refs)
             rank = metrics.first_relevant_rank(retrieved, refs)
-            whole = metrics.complete(retrieved, refs)
+            whole = metrics.complete(retrieved, refs, texts_by_doc)
             groups["all"].add(rank, ts, whole)
             groups["split_loudly" if loud_q[q.id] else "not_split_loudly"].add(rank, ts, whole)
             res.per_question.append({"retriever": r.name, "question": q.id, "rank": rank, "complete": whole,
