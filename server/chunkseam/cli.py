@@ -417,6 +417,9 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
 
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
+    from .evaluation.command import add_parsers as _add_eval_parsers
+
+    _add_eval_parsers(sub, _jobs, _positive_int)  # eval, tune
     _completers(sub.choices)
     if help_requested:  # listing the chunkers imports them: only for --help
         for name in ("lint", "chunks", "preview", "compare", "audit", "config"):
@@ -1533,7 +1536,21 @@ def cmd_server(argv: list[str]) -> int:
 # --- entry point -------------------------------------------------------------------------------------------
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .evaluation.command import run_eval
+
+    return run_eval(args)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from .evaluation.command import run_tune
+
+    return run_tune(args)
+
+
 COMMANDS = {
+    "eval": cmd_eval,
+    "tune": cmd_tune,
     "lint": cmd_lint,
     "chunks": cmd_chunks,
     "preview": cmd_preview,
