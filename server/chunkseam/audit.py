@@ -37,17 +37,33 @@ class SourceError(Exception):
     """A file that cannot be linted: unreadable, binary, not UTF-8 …"""
 
 
-def read_source(path: str | Path) -> str:
+#: ``root`` of :func:`read_source_bytes` when the repository root applies
+PROJECT_ROOT: Any = object()
+
+
+def read_source(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> str:
     """The text of a UTF-8 file (BOM dropped), or :class:`SourceError` saying why not.
 
-    Only regular files are opened (a FIFO or a device would block or never end).
+    Only regular files are opened (a FIFO or a device would block or never end), and no
+    symbolic link that leaves ``root`` is followed (see :func:`read_source_bytes`).
     """
-    return decode_source(read_source_bytes(path))
+    return decode_source(read_source_bytes(path, root))
 
 
-def read_source_bytes(path: str | Path) -> bytes:
-    """The bytes of a regular file, or :class:`SourceError` saying why not."""
+def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> bytes:
+    """The bytes of a regular file, or :class:`SourceError` saying why not.
+
+    A path through a symbolic link is read only when the link stays inside ``root``
+    (the repository root by default, see :mod:`chunkseam.confine`; None: anywhere)
+    and out of ``.git``; the reason names no part of the target.
+    """
     p = Path(path)
+    if root is not None:
+        from .confine import refusal
+
+        why = refusal(p, None if root is PROJECT_ROOT else root)
+        if why is not None:
+            raise SourceError(why)
     try:
         import stat
 
@@ -434,7 +450,7 @@ def _audit_group(job: AuditJob) -> FileResult:
             reason = f"source {g.source} {refused}"
         else:
             try:
-                text = read_source(src_path)
+                text = read_source(src_path, None if job.allow_outside_root else (job.source_root or "."))
             except SourceError as exc:
                 reason = f"source {src_path} not readable: {exc}"
     nb_doc = None

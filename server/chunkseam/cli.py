@@ -864,13 +864,24 @@ def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, li
 def _write_fixed(path: str, new_text: str) -> None:
     """Replace ``path``'s text, keeping its BOM, mode and line endings (the
     fixes insert the file's own), through a temporary file in its directory."""
+    import stat
     import tempfile
 
-    p = Path(path)
+    from .confine import refusal
+
+    # only a regular file inside the repository is written: a link (inside the root, to a file
+    # inside it) is kept and its target rewritten, never replaced by a plain file
+    why = refusal(path)
+    if why is not None:
+        raise OSError(why)
+    p = Path(os.path.realpath(path))
+    info = os.lstat(p)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError("not a regular file; not written")
     with open(p, "rb") as f:
         bom = f.read(3) == b"\xef\xbb\xbf"
     data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
-    mode = os.stat(p).st_mode & 0o7777
+    mode = info.st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
     try:
         with os.fdopen(fd, "wb") as f:
@@ -1195,6 +1206,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError(error_line(root, "--source-root is not a directory"))
     errors: list[dict[str, Any]] = []
     dump_name = "<stdin>" if args.dump == "-" else args.dump
+    if args.dump != "-":
+        from .confine import refusal
+
+        why = refusal(args.dump)
+        if why is not None:  # a dump linked out of the repository is not read
+            raise UsageError(error_line(args.dump, why))
     if args.scheduler:
         return _audit_on_cluster(args, settings, dump_name)
 

@@ -758,6 +758,16 @@ def resolve(
         config_file = Path(config_file)
     else:
         config_file = find_config(path)
+        if config_file is not None:
+            from .confine import refusal
+
+            why = refusal(config_file)
+            if why is not None:  # a config file linked out of the repository: not read, no value echoed
+                err = ConfigError(str(config_file), None, message=f"not a usable config file: {why}")
+                if strict:
+                    raise err
+                errors.append(err)
+                config_file = None
         if config_file is None:  # like ruff: the user-level file when the project has none
             config_file = user_config_file()
             user_level = config_file is not None
