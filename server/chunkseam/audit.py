@@ -23,6 +23,7 @@ The mode each document got, and why, is part of the report.
 from __future__ import annotations
 
 import json
+import re
 import os
 from collections import deque
 from dataclasses import dataclass, field
@@ -218,6 +219,9 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_object(obj: Any, line_no: int) -> DumpChunk | DumpError:
     """One chunk of the dump: a JSON object (a record, a LangChain ``Document``
     or a LlamaIndex ``TextNode`` as their own exports write them)."""
@@ -229,6 +233,11 @@ def parse_object(obj: Any, line_no: int) -> DumpChunk | DumpError:
         return DumpError(line_no, "missing \"text\" (a string)")
     doc_id = _lookup(obj, "doc_id", "ref_doc_id", "document_id")
     source = _lookup(obj, "source", "file_path", "path")
+    for name, value in (("text", text), ("doc_id", doc_id), ("source", source)):
+        bad = _SURROGATE.search(value) if isinstance(value, str) else None
+        if bad is not None:  # JSON's "\ud800" escape decodes to a lone surrogate: not text
+            return DumpError(line_no, f"\"{name}\" holds a lone surrogate escape "
+                                      f"(\\u{ord(bad.group()):04x}), not text; the line is skipped")
     start = _int_or_none(_lookup(obj, "start", "start_index", "start_char_idx"))
     end = _int_or_none(_lookup(obj, "end", "end_index", "end_char_idx"))
     return DumpChunk(

@@ -1,0 +1,63 @@
+"""Hostile input, round three: lone surrogate escapes in a notebook or a dump, a
+tokenizer that panics in native code, forged or special result-cache entries, settings
+out of range. One bad file or line is one clear error (exit 2), the rest is checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clikit import run
+
+RUNON = ("# Title\n\nThe value of this setting decides how long a request waits before it gives up "
+         "and reports the timeout to the caller with a clear message that names the setting.\n")
+OPTS = ("--chunker", "fixed", "--size", "24", "--unit", "chars")
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("CHUNKSEAM_NO_PROGRESS", "1")
+    monkeypatch.setenv("CHUNKSEAM_NO_CACHE", "1")
+    (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+def notebook(source: str) -> str:
+    """A notebook's JSON as a writer emits it, ``source`` spliced in verbatim (escapes kept)."""
+    return ('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# T\\n", "' + source + '"]}], '
+            '"metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_a_lone_surrogate_in_a_notebook_is_one_error(work, capsys, fmt):
+    (work / "bad.ipynb").write_text(notebook("broken \\ud800 text that runs on and on without an end"),
+                                    encoding="utf-8")
+    (work / "pair.ipynb").write_text(notebook("a pair \\ud83d\\ude00 is one character that runs on and on"),
+                                     encoding="utf-8")
+    (work / "z.md").write_text(RUNON, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "bad.ipynb", "pair.ipynb", "z.md", *OPTS, "--format", fmt)
+    assert rc == 2, err
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    assert "bad.ipynb: error: not valid text: cell 1 holds a lone surrogate escape (\\ud800)" in err
+    assert "pair.ipynb" not in err  # a valid surrogate pair is text
+    assert "z.md" in out and "pair.ipynb" in out  # the others are checked
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_lone_surrogate_in_a_dump_is_one_bad_line(work, capsys, fmt):
+    rows = ['{"text": "bad \\udc00 chunk that runs on", "doc_id": "a"}',
+            '{"text": "fine", "doc_id": "\\ud800"}',
+            json.dumps({"text": "Another chunk, complete.", "doc_id": "b"})]
+    (work / "d.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (work / "d.json").write_text("[" + ",\n".join(rows) + "]\n", encoding="utf-8")
+    for dump in ("d.jsonl", "d.json"):
+        rc, out, err = run(capsys, "audit", dump, "--format", fmt)
+        assert rc == 2, err
+        assert "UnicodeEncodeError" not in err and "internal error" not in err
+        assert f'{dump}:1: error: "text" holds a lone surrogate escape (\\udc00), not text' in err
+        assert f'{dump}:2: error: "doc_id" holds a lone surrogate escape (\\ud800)' in err
+        assert "b" in (json.loads(out)["files"][0]["doc_id"] if fmt == "json" else out)
