@@ -61,3 +61,34 @@ def test_a_lone_surrogate_in_a_dump_is_one_bad_line(work, capsys, fmt):
         assert f'{dump}:1: error: "text" holds a lone surrogate escape (\\udc00), not text' in err
         assert f'{dump}:2: error: "doc_id" holds a lone surrogate escape (\\ud800)' in err
         assert "b" in (json.loads(out)["files"][0]["doc_id"] if fmt == "json" else out)
+
+
+def test_a_tokenizer_that_panics_is_reported_and_the_run_goes_on(work, capsys, tmp_path_factory):
+    from tokenizer_panic import panicking_tokenizer
+
+    path = panicking_tokenizer(tmp_path_factory.mktemp("hf"))
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    (work / "b.md").write_text(RUNON, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "a.md", "b.md", "--encoding", f"hf:{path}", "--format", "json")
+    assert rc == 2, err
+    for name in ("a.md", "b.md"):  # each file reported, the run went on
+        assert (f"{name}: error: hf:{path}: the tokenizer failed on this document in its native code "
+                "(PanicException: ") in err, err
+    assert "Traceback" not in err
+    assert sorted(e["path"] for e in json.loads(out)["errors"]) == ["a.md", "b.md"]
+
+
+def test_a_truncating_tokenizer_counts_the_whole_text(work, capsys, tmp_path_factory):
+    """A tokenizer.json with a truncation (here one that panics: stride not below its length)
+    is counted without it: counts are of the whole text."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizer_panic import TOKENIZER
+
+    tok = {**TOKENIZER, "normalizer": None,
+           "truncation": {"max_length": 1, "stride": 5, "strategy": "LongestFirst", "direction": "Right"}}
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    path.write_text(json.dumps(tok), encoding="utf-8")
+    from chunkseam.tokens_hf import clear_caches, get_hf_sizer
+
+    clear_caches()
+    assert get_hf_sizer(f"hf:{path}").count("hello world hello world") == 4
