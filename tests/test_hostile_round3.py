@@ -92,3 +92,73 @@ def test_a_truncating_tokenizer_counts_the_whole_text(work, capsys, tmp_path_fac
 
     clear_caches()
     assert get_hf_sizer(f"hf:{path}").count("hello world hello world") == 4
+
+
+# -- the result cache ---------------------------------------------------------------------------
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.rglob("*.json") if not p.name.startswith("."))
+
+
+def test_a_forged_cache_entry_is_a_miss(work, capsys, monkeypatch, tmp_path_factory):
+    import hashlib
+    import stat
+
+    monkeypatch.delenv("CHUNKSEAM_NO_CACHE")
+    cache = tmp_path_factory.mktemp("cache")
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    args = ("lint", "a.md", *OPTS, "--cache-dir", str(cache), "--format", "json")
+    rc, out, err = run(capsys, *args)
+    assert rc == 1 and json.loads(out)["summary"]["issues"] > 0
+    [entry] = _entries(cache)
+    # what an attacker who can write the cache (but not read the secret) makes: the same key,
+    # no issues, a digest of the payload as an unkeyed hash
+    head = json.loads(entry.read_bytes().partition(b"\n")[0])
+    payload = json.dumps({**json.loads(entry.read_bytes().partition(b"\n")[2]), "records": [],
+                          "per_rule": {}, "chunks_with_issues": 0}).encode()
+    for digest in (hashlib.blake2b(payload, digest_size=20).hexdigest(), head["digest"]):
+        entry.write_bytes(json.dumps({**head, "digest": digest}).encode() + b"\n" + payload)
+        rc, out, err = run(capsys, *args)
+        assert rc == 1 and json.loads(out)["summary"]["issues"] > 0, out  # checked again, not "No issues"
+    secret = cache / "secret.key"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and secret.stat().st_size == 32
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_special_cache_entry_does_not_hang(work, tmp_path_factory, kind):
+    import os
+    import subprocess
+    import sys
+
+    cache = tmp_path_factory.mktemp("cache")
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root / "server") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "NO_COLOR": "1", "CHUNKSEAM_NO_PROGRESS": "1"}
+    env.pop("CHUNKSEAM_NO_CACHE", None)
+    cmd = [sys.executable, "-m", "chunkseam", "lint", "a.md", *OPTS, "--cache-dir", str(cache), "--format", "json"]
+    first = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=240)
+    assert first.returncode == 1, first.stderr
+    [entry] = _entries(cache)
+    entry.unlink()
+    if kind == "fifo":
+        os.mkfifo(entry)
+    else:
+        entry.symlink_to("/dev/zero")
+    try:  # a guard against a hang, not a speed assertion
+        again = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"a {kind} as a cache entry made the run hang")
+    assert again.returncode == 1 and json.loads(again.stdout) == json.loads(first.stdout), again.stderr
+
+
+def test_a_cache_secret_others_can_read_turns_the_cache_off(work, capsys, monkeypatch, tmp_path_factory):
+    monkeypatch.delenv("CHUNKSEAM_NO_CACHE")
+    cache = tmp_path_factory.mktemp("cache")
+    (cache / "secret.key").write_bytes(b"k" * 32)
+    (cache / "secret.key").chmod(0o644)
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "a.md", *OPTS, "--cache-dir", str(cache), "--format", "json")
+    assert rc == 1 and json.loads(out)["summary"]["issues"] > 0
+    assert _entries(cache) == []  # nothing written under a key others know
