@@ -162,3 +162,71 @@ def test_a_cache_secret_others_can_read_turns_the_cache_off(work, capsys, monkey
     rc, out, err = run(capsys, "lint", "a.md", *OPTS, "--cache-dir", str(cache), "--format", "json")
     assert rc == 1 and json.loads(out)["summary"]["issues"] > 0
     assert _entries(cache) == []  # nothing written under a key others know
+
+
+# -- --isolated, extend confined to the repository ------------------------------------------------
+
+
+def _cli(cwd: Path, env_extra: dict[str, str], *args: str):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NO_COLOR": "1", "CHUNKSEAM_NO_PROGRESS": "1", "CHUNKSEAM_NO_CACHE": "1", **env_extra}
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "server"), env_extra.get("PYTHONPATH", ""),
+                                         os.environ.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-m", "chunkseam", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=240)
+
+
+def test_isolated_ignores_every_config_file_and_imports_no_plugin(work, tmp_path_factory):
+    plugins = tmp_path_factory.mktemp("site")
+    marker = plugins / "imported.txt"
+    (plugins / "evil_plugin.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8")
+    home = tmp_path_factory.mktemp("xdg")
+    (home / "chunkseam").mkdir()
+    (home / "chunkseam" / "chunkseam.toml").write_text('chunker = "fixed"\nunit = "chars"\nsize = 30\n',
+                                                       encoding="utf-8")
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    env = {"PYTHONPATH": str(plugins), "XDG_CONFIG_HOME": str(home)}
+    # the user-level file alone applies without --isolated (30 chars: issues) ...
+    p = _cli(work, env, "lint", "a.md", "--format", "json")
+    assert p.returncode == 1, p.stderr
+    (work / "chunkseam.toml").write_text('plugins = ["evil_plugin"]\nchunker = "fixed"\nunit = "chars"\nsize = 20\n',
+                                         encoding="utf-8")
+    p = _cli(work, env, "lint", "a.md", "--format", "json")
+    assert p.returncode == 1 and marker.exists(), p.stderr  # a trusted project's plugin is imported
+    marker.unlink()
+    for args in (["--isolated", "lint", "a.md"], ["lint", "--isolated", "a.md"]):
+        p = _cli(work, env, *args, "--format", "json")
+        assert p.returncode == 0, p.stderr  # defaults: 400 tokens, one chunk, no issue
+        assert json.loads(p.stdout)["summary"]["chunks"] == 1 and not marker.exists()
+    p = _cli(work, env, "lint", "--isolated", "a.md", "--size", "20", "--unit", "chars", "--chunker", "fixed")
+    assert p.returncode == 1, p.stderr  # command-line options still apply
+    p = _cli(work, env, "--isolated", "config", "--show")
+    assert "size" in p.stdout and "chunkseam.toml" not in p.stdout
+    p = _cli(work, env, "lint", "--isolated", "--config", "chunkseam.toml", "a.md")
+    assert p.returncode == 2 and "--isolated" in p.stderr and not marker.exists()
+
+
+@pytest.mark.parametrize("target", ["/proc/self/environ", "../outside.toml", "/etc/passwd", ".git/config",
+                                    "link.toml"])
+def test_extend_stays_inside_the_repository(work, capsys, target):
+    (work.parent / "outside.toml").write_text('size = "a value from outside"\n', encoding="utf-8")
+    (work / ".git" / "config").write_text("[core]\n\tbare = false\n", encoding="utf-8")
+    (work / "link.toml").symlink_to(work.parent / "outside.toml")
+    (work / "chunkseam.toml").write_text(f'extend = "{target}"\n', encoding="utf-8")
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "a.md")
+    assert rc == 2, err
+    assert f'chunkseam.toml: extend = "{target}": ' in err and "not read" in err
+    assert "a value from outside" not in out + err and "bare" not in out + err and "PATH=" not in err
+
+
+def test_extend_inside_the_repository_still_works(work, capsys):
+    (work / "base.toml").write_text('chunker = "fixed"\nunit = "chars"\nsize = 20\n', encoding="utf-8")
+    (work / "chunkseam.toml").write_text('extend = "base.toml"\n', encoding="utf-8")
+    (work / "a.md").write_text(RUNON, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "a.md")
+    assert rc == 1, err

@@ -202,6 +202,9 @@ def _report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
 
 
 _COLOR_HELP = "colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)"
+_ISOLATED_HELP = ("ignore all configuration files (the project's and the user's): defaults and "
+                  "command-line options only; for untrusted checkouts (the Action uses it on pull "
+                  "requests from forks)")
 
 
 def _global_options() -> argparse.ArgumentParser:
@@ -211,6 +214,7 @@ def _global_options() -> argparse.ArgumentParser:
     # SUPPRESS: given after the subcommand it overrides the top-level value, else leaves it alone
     g.add_argument("--color", choices=("auto", "always", "never"), default=argparse.SUPPRESS,
                    help=_COLOR_HELP)
+    g.add_argument("--isolated", action="store_true", default=argparse.SUPPRESS, help=_ISOLATED_HELP)
     return common
 
 
@@ -293,6 +297,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
                      description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
     parser.add_argument("--version", action="version", version=f"chunkseam {__version__}")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=_COLOR_HELP)
+    parser.add_argument("--isolated", action="store_true", default=False, help=_ISOLATED_HELP)
     common = _global_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add = sub.add_parser
@@ -463,6 +468,9 @@ class SettingsCache:
         self.overrides = overrides_from_args(args)
         self.severity = dict(getattr(args, "severity", None) or [])
         self.config_file = getattr(args, "config", None)
+        self.isolated = bool(getattr(args, "isolated", False))
+        if self.isolated and self.config_file:
+            raise UsageError("error: --isolated ignores every configuration file; it cannot be combined with --config")
         self._cache: dict[str, Resolved] = {}
 
     def resolved(self, path: str | Path | None) -> Resolved:
@@ -470,7 +478,7 @@ class SettingsCache:
         key = str((p if p.is_dir() else p.parent).absolute()) if self.config_file is None else ""
         r = self._cache.get(key)
         if r is None:
-            r = resolve(p, self.overrides, config_file=self.config_file)
+            r = resolve(p, self.overrides, config_file=self.config_file, isolated=self.isolated)
             if self.severity:
                 merged = {**r.settings.severity, **self.severity}
                 s, _ = settings_from_mapping({"severity": merged}, source="command line", base=r.settings)

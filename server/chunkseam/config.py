@@ -740,6 +740,7 @@ def resolve(
     trusted: bool = True,
     overrides_source: str = "command line",
     config_file: str | Path | None = None,
+    isolated: bool = False,
 ) -> Resolved:
     """Settings for ``path``: defaults < nearest config file < ``overrides``.
 
@@ -748,13 +749,17 @@ def resolve(
     only when ``trusted``. With ``strict`` the first error is raised,
     otherwise bad values are skipped and returned in ``errors`` (plugin
     warnings are always returned, never raised). ``config_file`` names the
-    config file to use instead of looking for the nearest one.
+    config file to use instead of looking for the nearest one. ``isolated`` (``--isolated``,
+    as ruff has): no configuration file at all, neither the project's nor the user's;
+    defaults and ``overrides`` only.
     """
     errors: list[ConfigError] = []
     sources = {k: "default" for k in KNOWN_KEYS}
     settings = Settings()
     user_level = False
-    if config_file is not None:
+    if isolated:
+        config_file = None
+    elif config_file is not None:
         config_file = Path(config_file)
     else:
         config_file = find_config(path)
@@ -831,6 +836,32 @@ def user_config_file() -> Path | None:
         return None
 
 
+def _extend_outside(extending: Path, target: Path) -> str | None:
+    """Why a repository's config file may not extend ``target``, or None: the target must
+    be inside the repository root (after resolving links) and outside ``.git``. A file
+    outside the repository (the user-level one, a ``--config`` elsewhere) is the user's
+    own and may extend any file."""
+    from .confine import VCS_DIRS, project_root
+
+    try:
+        root = os.path.realpath(project_root())
+        here = os.path.realpath(extending)
+        real = os.path.realpath(target)
+    except (OSError, ValueError):
+        return "a path that cannot be resolved"
+
+    def inside(path: str) -> bool:
+        return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+    if not inside(here):
+        return None
+    if not inside(real):
+        return f"outside the repository root {root}"
+    if any(part in VCS_DIRS for part in Path(os.path.relpath(real, root)).parts):
+        return "inside a version-control directory"
+    return None
+
+
 def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) -> list[tuple[Path, dict[str, Any]]]:
     """``config_file`` and the files it extends (``extend = "../chunkseam.toml"``,
     relative to the extending file), the most basic first, without ``extend``."""
@@ -858,7 +889,12 @@ def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) ->
         else:
             p = Path(os.path.expanduser(target))
             p = Path(os.path.normpath(p if p.is_absolute() else chain[-1][0].parent / p))
-            if not p.is_file():
+            outside = _extend_outside(chain[-1][0], p)
+            if outside is not None:  # nothing of the target is read, so nothing of it is echoed
+                err = ConfigError(str(chain[-1][0]), "extend", target, "a configuration file inside the repository",
+                                  message=f"extend = {_toml_repr(target)}: {outside}; not read",
+                                  table=_table_name(chain[-1][0]))
+            elif not p.is_file():
                 err = ConfigError(str(chain[-1][0]), "extend", target,
                                   "a path to an existing configuration file (relative to this one)",
                                   table=_table_name(chain[-1][0]))
