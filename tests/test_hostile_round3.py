@@ -230,3 +230,50 @@ def test_extend_inside_the_repository_still_works(work, capsys):
     (work / "a.md").write_text(RUNON, encoding="utf-8")
     rc, out, err = run(capsys, "lint", "a.md")
     assert rc == 1, err
+
+
+# -- low: the local Dask cluster, model-max-tokens ---------------------------------------------------
+
+
+def test_the_local_dask_cluster_admits_no_other_client():
+    pytest.importorskip("distributed")
+    pytest.importorskip("cryptography")
+    from distributed import Client
+    from distributed.security import Security
+
+    from chunkseam.cluster import local_cluster
+
+    cluster, security = local_cluster(1)
+    try:
+        address = cluster.scheduler_address
+        assert address.startswith("tls://127.0.0.1:"), address
+        with Client(cluster, security=security) as ours:  # chunkseam's own client works
+            assert ours.submit(sum, [1, 2], pure=False).result() == 3
+        # another local user: plain TCP, or TLS with a certificate of their own
+        for addr, sec in ((address.replace("tls://", "tcp://"), None), (address, Security.temporary())):
+            with pytest.raises((OSError, TimeoutError)):
+                kwargs = {"security": sec} if sec is not None else {}
+                Client(addr, timeout="10s", **kwargs).close()
+        # and its HTTP server (no authentication in Dask) serves nothing about the run
+        import urllib.error
+        import urllib.request
+
+        port = cluster.scheduler.http_server.port
+        for path in ("/info/main/workers.html", "/json/identity.json", "/metrics", "/status"):
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30)
+            assert answer.value.code == 404
+    finally:
+        cluster.close()
+
+
+@pytest.mark.parametrize("value", ["10**400", "1e999", str(2**70)])
+def test_model_max_tokens_out_of_range_is_a_clear_config_error(work, capsys, value):
+    (work / "chunkseam.toml").write_text(f"model-max-tokens = {eval(value) if '**' in value else value}\n",
+                                         encoding="utf-8")
+    (work / "d.jsonl").write_text(json.dumps({"text": "A chunk of text.", "doc_id": "a"}) + "\n", encoding="utf-8")
+    rc, out, err = run(capsys, "audit", "d.jsonl", "--report", "r.html")
+    assert rc == 2, err
+    assert "Traceback" not in err and "OverflowError" not in err and "internal error" not in err
+    assert "chunkseam.toml" in err and "model-max-tokens" in err and "1,000,000,000" in err
+    assert len(err) < 400  # no 400-digit echo

@@ -110,6 +110,8 @@ def _toml_repr(value: Any) -> str:
         return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return "{ " + ", ".join(f"{k} = {_toml_repr(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, int) and not -10**30 < value < 10**30:
+        return f"{'-' if value < 0 else ''}(a {len(str(abs(value)))}-digit number)"
     return str(value)
 
 
@@ -155,6 +157,10 @@ def _int(minimum: int, what: str, maximum: int | None = None) -> Callable[[Any],
 
     return check
 
+
+#: the largest embedding-model limit accepted (models take thousands to millions of tokens;
+#: a larger number is a mistake, and a huge one overflowed the report's arithmetic)
+MAX_MODEL_TOKENS = 1_000_000_000
 
 #: the longest debounce accepted (a minute): larger values are a mistake, and
 #: a huge one would overflow the event loop's timer
@@ -379,7 +385,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
-    "model_max_tokens": _int(0, "a non-negative integer (tokens; 0 = no limit)"),
+    "model_max_tokens": _int(0, f"a whole number of tokens from 0 (no limit) to {MAX_MODEL_TOKENS:,}",
+                             MAX_MODEL_TOKENS),
     "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
