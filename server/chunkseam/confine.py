@@ -46,10 +46,25 @@ def _root_of(cwd: str) -> str:
     return str(here)
 
 
+_roots: dict[tuple[str, int], str] = {}
+
+
 def project_root() -> Path:
     """The root links may not leave (see the module's docstring). The current directory
-    comes from the kernel, so it has no symbolic link in it."""
-    return Path(_root_of(os.getcwd()))
+    comes from the kernel, so it has no symbolic link in it. Found once per current
+    directory (and its modification time: a ``.git`` or a config file made there since
+    is seen)."""
+    cwd = os.getcwd()
+    try:
+        key = (cwd, os.stat(cwd).st_mtime_ns)
+    except OSError:
+        return Path(_root_of(cwd))
+    root = _roots.get(key)
+    if root is None:
+        if len(_roots) > 64:
+            _roots.clear()
+        root = _roots[key] = _root_of(cwd)
+    return Path(root)
 
 
 def _under(path: str, base: str) -> bool:
@@ -63,7 +78,7 @@ def refusal(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = 
     try:
         joined = os.path.join(os.getcwd(), os.fspath(path))
         norm = os.path.normpath(joined)
-        base = os.path.realpath(root if root is not None else project_root())
+        base = os.path.realpath(root) if root is not None else str(project_root())  # already real
         if not _under(norm, base):
             return None
         real = os.path.realpath(joined)  # every link of a chain, and ``link/..``, resolved
