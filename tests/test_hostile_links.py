@@ -156,3 +156,19 @@ def test_file_names_forge_no_workflow_command(repo: Path) -> None:
                     assert "stop-commands" not in line.split("::")[1] or "%3A%3Astop-commands" in line
                 assert "::stop-commands::" not in line or "%3A" in line or "\\n::stop" in line, line
         assert "docs/b\\n::stop-commands::pwned.md: error: not UTF-8" in p.stderr
+
+
+def test_no_report_is_written_through_a_link_out_of_the_root(repo: Path, outside: Path, capsys, monkeypatch) -> None:
+    """A repository can hold ``chunkseam.sarif -> ~/.bashrc`` where a workflow writes its report."""
+    monkeypatch.chdir(repo)
+    victim = outside / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    for name in ("out.sarif", "page.html", "report.html"):
+        (repo / name).symlink_to(victim)
+    (repo / "d.jsonl").write_text(json.dumps({"text": "A chunk.", "doc_id": "a"}) + "\n", encoding="utf-8")
+    for args in (["lint", "docs/ok.md", "--format", "sarif", "-o", "out.sarif"],
+                 ["preview", "docs/ok.md", "--html", "page.html"],
+                 ["audit", "d.jsonl", "--report", "report.html"]):
+        rc, out, err = run(capsys, *args)
+        assert rc == 2 and "symbolic link to a path outside the repository root; not written" in err, err
+    assert victim.read_text(encoding="utf-8") == "keep me\n"

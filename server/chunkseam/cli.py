@@ -505,6 +505,11 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
+    from .confine import write_refusal
+
+    why = write_refusal(path)
+    if why is not None:
+        raise UsageError(error_line(path, f"cannot write the output: {why}"))
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
@@ -1106,6 +1111,11 @@ def cmd_preview(args: argparse.Namespace) -> int:
     simulated = describe_chunker(settings, resolved.sources)
     if args.html:
         page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
+        from .confine import write_refusal
+
+        why = write_refusal(args.html)
+        if why is not None:
+            raise UsageError(error_line(args.html, why))
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
@@ -1317,6 +1327,11 @@ def _write_report(path: str, collector: Any, dump_name: str) -> None:
         summary.chunks += c
         summary.chunks_with_issues += b
     summary.issues = sum(collector.rules.values())
+    from .confine import write_refusal
+
+    why = write_refusal(path)
+    if why is not None:
+        raise UsageError(error_line(path, f"cannot write the report: {why}"))
     try:
         Path(path).write_text(collector.page(summary, f"chunkseam audit of {dump_name}"), encoding="utf-8")
     except OSError as exc:

@@ -96,3 +96,11 @@ def refusal(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = 
 def leaves_root(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> bool:
     """Whether ``path`` (say a directory link met in a walk) points out of the root."""
     return refusal(path, root) is not None
+
+
+def write_refusal(path: str | os.PathLike[str]) -> str | None:
+    """Why an output file (``-o``, ``--html``, ``--report``) may not be written through
+    ``path``, or None: the same links as :func:`refusal` (a repository can hold a link
+    where a workflow writes its report)."""
+    why = refusal(path)
+    return None if why is None else why.replace("skipped (not read)", "not written")
