@@ -224,9 +224,14 @@ def cache_secret(root: Path) -> bytes | None:
     if secret is None:
         import logging
 
-        logging.getLogger(__name__).warning(
-            "chunkseam: the result cache in %s is off for this run: its %s is not a private file "
-            "of this user (remove the directory with `chunkseam clean`)", root, SECRET_NAME)
+        if os.path.lexists(path):
+            logging.getLogger(__name__).warning(
+                "chunkseam: the result cache in %s is off for this run: its %s is not a private file "
+                "of this user (remove the directory to start afresh)", root, SECRET_NAME)
+        else:
+            logging.getLogger(__name__).warning(
+                "chunkseam: the result cache in %s is off for this run: its %s cannot be created",
+                root, SECRET_NAME)
     _secrets[key] = secret
     return secret
 
