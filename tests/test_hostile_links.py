@@ -138,7 +138,8 @@ def test_fix_never_replaces_a_link_nor_writes_outside(repo: Path, outside: Path,
     assert "applied 3 fixes in 1 file" in err and (repo / "docs" / "target.md").read_text(encoding="utf-8") != broken, err
 
 
-INJECTED = ["a\n::error ::INJECTED.md", "b\n::stop-commands::pwned.md", "::warning ::c.md", "d\r::error ::e.md"]
+INJECTED = ["a\n::error ::INJECTED.md", "b\n::stop-commands::pwned.md", "::warning ::c.md", "d\r::error ::e.md",
+            "  ::error ::f.md", "g\n  ::error ::h.md"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="control characters in file names")
@@ -151,7 +152,8 @@ def test_file_names_forge_no_workflow_command(repo: Path) -> None:
         assert p.returncode == 2, p.stderr
         for stream in (p.stdout, p.stderr):
             for line in re.split(r"\r\n|\r|\n", stream):
-                if line.startswith("::"):  # only our own annotations, their file= escaped
+                if line.lstrip().startswith("::"):  # (the runner trims leading whitespace) only our own
+                    # annotations, their file= escaped
                     assert fmt == "github" and re.match(r"::(error|warning|notice) file=docs/", line), line
                     assert "stop-commands" not in line.split("::")[1] or "%3A%3Astop-commands" in line
                 assert "::stop-commands::" not in line or "%3A" in line or "\\n::stop" in line, line

@@ -88,7 +88,9 @@ def _read_ignore(path: Path) -> pathspec.PathSpec | None:
     from .confine import refusal
 
     if refusal(path) is not None:  # an ignore file linked out of the repository is not read
-        log.warning("chunkseam: %s: %s", path, refusal(path))
+        from .report import printable
+
+        log.warning("chunkseam: %s: %s", printable(str(path)), refusal(path))
         return None
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -777,7 +777,7 @@ def display_path(path: str) -> str:
     """A path as shown at the start of a line: control characters escaped, and never
     starting with ``::`` (a GitHub Actions workflow command such as ``::stop-commands::``)."""
     shown = printable(str(path))
-    return "./" + shown if shown.startswith("::") else shown
+    return "./" + shown if shown.lstrip().startswith("::") else shown
 
 
 def error_line(path: str, message: str) -> str:
@@ -785,6 +785,8 @@ def error_line(path: str, message: str) -> str:
 
 
 def eprint(message: str, stream: TextIO | None = None) -> None:
-    # a line of ours never reads as a workflow command, whatever names it quotes
-    lines = [(" " + line if line.startswith("::") else line) for line in message.rstrip("\n").split("\n")]
+    # a line of ours never reads as a workflow command, whatever names it quotes (the Actions
+    # runner looks for "::" after leading whitespace, so the mark is not a space)
+    lines = [("\\" + line if line.lstrip().startswith("::") else line)
+             for line in message.rstrip("\n").split("\n")]
     (stream or sys.stderr).write("\n".join(lines) + "\n")
