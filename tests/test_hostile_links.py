@@ -174,3 +174,13 @@ def test_no_report_is_written_through_a_link_out_of_the_root(repo: Path, outside
         rc, out, err = run(capsys, *args)
         assert rc == 2 and "symbolic link to a path outside the repository root; not written" in err, err
     assert victim.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_a_glob_does_not_follow_a_link_out_of_the_root(repo: Path, outside: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(repo)
+    (repo / "docs" / "file.md").symlink_to(outside / "secret.md")
+    (repo / "docs" / "sub").symlink_to(outside, target_is_directory=True)
+    rc, out, err = run(capsys, "lint", "docs/*.md", "docs/**/*.md", *OPTS, "--format", "json")
+    assert rc == 2 and "c2VjcmV0" not in out + err
+    assert "docs/file.md: error: symbolic link to a path outside the repository root" in err
+    assert sorted(f["path"] for f in json.loads(out)["files"]) == ["docs/ok.md"]
