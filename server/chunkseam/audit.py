@@ -23,6 +23,7 @@ The mode each document got, and why, is part of the report.
 from __future__ import annotations
 
 import json
+import re
 import os
 from collections import deque
 from dataclasses import dataclass, field
@@ -37,17 +38,33 @@ class SourceError(Exception):
     """A file that cannot be linted: unreadable, binary, not UTF-8 …"""
 
 
-def read_source(path: str | Path) -> str:
+#: ``root`` of :func:`read_source_bytes` when the repository root applies
+PROJECT_ROOT: Any = object()
+
+
+def read_source(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> str:
     """The text of a UTF-8 file (BOM dropped), or :class:`SourceError` saying why not.
 
-    Only regular files are opened (a FIFO or a device would block or never end).
+    Only regular files are opened (a FIFO or a device would block or never end), and no
+    symbolic link that leaves ``root`` is followed (see :func:`read_source_bytes`).
     """
-    return decode_source(read_source_bytes(path))
+    return decode_source(read_source_bytes(path, root))
 
 
-def read_source_bytes(path: str | Path) -> bytes:
-    """The bytes of a regular file, or :class:`SourceError` saying why not."""
+def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> bytes:
+    """The bytes of a regular file, or :class:`SourceError` saying why not.
+
+    A path through a symbolic link is read only when the link stays inside ``root``
+    (the repository root by default, see :mod:`chunkseam.confine`; None: anywhere)
+    and out of ``.git``; the reason names no part of the target.
+    """
     p = Path(path)
+    if root is not None:
+        from .confine import refusal
+
+        why = refusal(p, None if root is PROJECT_ROOT else root)
+        if why is not None:
+            raise SourceError(why)
     try:
         import stat
 
@@ -202,6 +219,9 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_object(obj: Any, line_no: int) -> DumpChunk | DumpError:
     """One chunk of the dump: a JSON object (a record, a LangChain ``Document``
     or a LlamaIndex ``TextNode`` as their own exports write them)."""
@@ -213,6 +233,11 @@ def parse_object(obj: Any, line_no: int) -> DumpChunk | DumpError:
         return DumpError(line_no, "missing \"text\" (a string)")
     doc_id = _lookup(obj, "doc_id", "ref_doc_id", "document_id")
     source = _lookup(obj, "source", "file_path", "path")
+    for name, value in (("text", text), ("doc_id", doc_id), ("source", source)):
+        bad = _SURROGATE.search(value) if isinstance(value, str) else None
+        if bad is not None:  # JSON's "\ud800" escape decodes to a lone surrogate: not text
+            return DumpError(line_no, f"\"{name}\" holds a lone surrogate escape "
+                                      f"(\\u{ord(bad.group()):04x}), not text; the line is skipped")
     start = _int_or_none(_lookup(obj, "start", "start_index", "start_char_idx"))
     end = _int_or_none(_lookup(obj, "end", "end_index", "end_char_idx"))
     return DumpChunk(
@@ -434,7 +459,7 @@ def _audit_group(job: AuditJob) -> FileResult:
             reason = f"source {g.source} {refused}"
         else:
             try:
-                text = read_source(src_path)
+                text = read_source(src_path, None if job.allow_outside_root else (job.source_root or "."))
             except SourceError as exc:
                 reason = f"source {src_path} not readable: {exc}"
     nb_doc = None

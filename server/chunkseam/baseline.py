@@ -69,6 +69,11 @@ class Baseline:
     @classmethod
     def load(cls, path: str | Path) -> "Baseline":
         p = Path(path)
+        from .confine import refusal
+
+        why = refusal(p)
+        if why is not None:
+            raise BaselineError(f"{p}: error: {why}")
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
         except OSError as exc:

@@ -202,6 +202,9 @@ def _report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
 
 
 _COLOR_HELP = "colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)"
+_ISOLATED_HELP = ("ignore all configuration files (the project's and the user's): defaults and "
+                  "command-line options only; for untrusted checkouts (the Action uses it on pull "
+                  "requests from forks)")
 
 
 def _global_options() -> argparse.ArgumentParser:
@@ -211,6 +214,7 @@ def _global_options() -> argparse.ArgumentParser:
     # SUPPRESS: given after the subcommand it overrides the top-level value, else leaves it alone
     g.add_argument("--color", choices=("auto", "always", "never"), default=argparse.SUPPRESS,
                    help=_COLOR_HELP)
+    g.add_argument("--isolated", action="store_true", default=argparse.SUPPRESS, help=_ISOLATED_HELP)
     return common
 
 
@@ -293,6 +297,7 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
                      description="See where a RAG chunker cuts your documents, and which cuts break meaning.")
     parser.add_argument("--version", action="version", version=f"chunkseam {__version__}")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=_COLOR_HELP)
+    parser.add_argument("--isolated", action="store_true", default=False, help=_ISOLATED_HELP)
     common = _global_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add = sub.add_parser
@@ -466,6 +471,9 @@ class SettingsCache:
         self.overrides = overrides_from_args(args)
         self.severity = dict(getattr(args, "severity", None) or [])
         self.config_file = getattr(args, "config", None)
+        self.isolated = bool(getattr(args, "isolated", False))
+        if self.isolated and self.config_file:
+            raise UsageError("error: --isolated ignores every configuration file; it cannot be combined with --config")
         self._cache: dict[str, Resolved] = {}
 
     def resolved(self, path: str | Path | None) -> Resolved:
@@ -473,7 +481,7 @@ class SettingsCache:
         key = str((p if p.is_dir() else p.parent).absolute()) if self.config_file is None else ""
         r = self._cache.get(key)
         if r is None:
-            r = resolve(p, self.overrides, config_file=self.config_file)
+            r = resolve(p, self.overrides, config_file=self.config_file, isolated=self.isolated)
             if self.severity:
                 merged = {**r.settings.severity, **self.severity}
                 s, _ = settings_from_mapping({"severity": merged}, source="command line", base=r.settings)
@@ -500,6 +508,11 @@ def _check_tokenizer(settings: Settings) -> None:
 def _open_output(path: str | None) -> TextIO:
     if not path or path == "-":
         return sys.stdout
+    from .confine import write_refusal
+
+    why = write_refusal(path)
+    if why is not None:
+        raise UsageError(error_line(path, f"cannot write the output: {why}"))
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
@@ -867,13 +880,24 @@ def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, li
 def _write_fixed(path: str, new_text: str) -> None:
     """Replace ``path``'s text, keeping its BOM, mode and line endings (the
     fixes insert the file's own), through a temporary file in its directory."""
+    import stat
     import tempfile
 
-    p = Path(path)
+    from .confine import refusal
+
+    # only a regular file inside the repository is written: a link (inside the root, to a file
+    # inside it) is kept and its target rewritten, never replaced by a plain file
+    why = refusal(path)
+    if why is not None:
+        raise OSError(why)
+    p = Path(os.path.realpath(path))
+    info = os.lstat(p)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError("not a regular file; not written")
     with open(p, "rb") as f:
         bom = f.read(3) == b"\xef\xbb\xbf"
     data = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
-    mode = os.stat(p).st_mode & 0o7777
+    mode = info.st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".chunkseam", dir=str(p.parent))
     try:
         with os.fdopen(fd, "wb") as f:
@@ -1090,6 +1114,11 @@ def cmd_preview(args: argparse.Namespace) -> int:
     simulated = describe_chunker(settings, resolved.sources)
     if args.html:
         page = html_page(doc, a.chunks, a.issues, chunker=a.chunker, settings=settings)
+        from .confine import write_refusal
+
+        why = write_refusal(args.html)
+        if why is not None:
+            raise UsageError(error_line(args.html, why))
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
@@ -1198,6 +1227,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError(error_line(root, "--source-root is not a directory"))
     errors: list[dict[str, Any]] = []
     dump_name = "<stdin>" if args.dump == "-" else args.dump
+    if args.dump != "-":
+        from .confine import refusal
+
+        why = refusal(args.dump)
+        if why is not None:  # a dump linked out of the repository is not read
+            raise UsageError(error_line(args.dump, why))
     if args.scheduler:
         return _audit_on_cluster(args, settings, dump_name)
 
@@ -1295,6 +1330,11 @@ def _write_report(path: str, collector: Any, dump_name: str) -> None:
         summary.chunks += c
         summary.chunks_with_issues += b
     summary.issues = sum(collector.rules.values())
+    from .confine import write_refusal
+
+    why = write_refusal(path)
+    if why is not None:
+        raise UsageError(error_line(path, f"cannot write the report: {why}"))
     try:
         Path(path).write_text(collector.page(summary, f"chunkseam audit of {dump_name}"), encoding="utf-8")
     except OSError as exc:

@@ -297,6 +297,31 @@ def write_summary(out_dir: str, doc: dict[str, Any]) -> None:
         f.write("\n")
 
 
+def local_cluster(workers: int) -> tuple[Any, Any]:
+    """(cluster, security) of ``--scheduler local``: worker processes on loopback that no other
+    local user can join nor submit work to. The scheduler and workers speak mutual TLS with a
+    certificate authority made for this run and kept in memory (``Security.temporary()``: a
+    connection without its certificate fails the handshake); without the ``cryptography``
+    library, one in-process worker pool on Dask's ``inproc://`` transport (no socket at all)."""
+    from dask.distributed import LocalCluster
+
+    try:
+        from distributed.security import Security
+
+        security = Security.temporary()
+    except ImportError:  # cryptography is not installed: no listening socket instead
+        return LocalCluster(n_workers=1, threads_per_worker=workers, processes=False,
+                            dashboard_address=None), None
+    import dask
+
+    # Dask's HTTP servers (dashboard, metrics, task information) have no authentication:
+    # they serve no route at all here
+    with dask.config.set({"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               protocol="tls", security=security, dashboard_address=None)
+    return cluster, security
+
+
 @contextmanager
 def connect(scheduler: str, workers: int) -> Iterator[Any]:
     """A Dask client of the scheduler at ``scheduler``, or of a LocalCluster of ``workers``
@@ -307,9 +332,8 @@ def connect(scheduler: str, workers: int) -> Iterator[Any]:
         raise RuntimeError("--scheduler needs Dask: pip install 'chunkseam[dask]'") from None
     cluster = None
     if scheduler == "local":
-        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
-        client = Client(cluster)
+        cluster, security = local_cluster(max(1, workers))
+        client = Client(cluster, security=security) if security is not None else Client(cluster)
     else:
         client = Client(scheduler)
     try:

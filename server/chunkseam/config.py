@@ -110,6 +110,8 @@ def _toml_repr(value: Any) -> str:
         return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return "{ " + ", ".join(f"{k} = {_toml_repr(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, int) and not -10**30 < value < 10**30:
+        return f"{'-' if value < 0 else ''}(a {len(str(abs(value)))}-digit number)"
     return str(value)
 
 
@@ -155,6 +157,10 @@ def _int(minimum: int, what: str, maximum: int | None = None) -> Callable[[Any],
 
     return check
 
+
+#: the largest embedding-model limit accepted (models take thousands to millions of tokens;
+#: a larger number is a mistake, and a huge one overflowed the report's arithmetic)
+MAX_MODEL_TOKENS = 1_000_000_000
 
 #: the longest debounce accepted (a minute): larger values are a mistake, and
 #: a huge one would overflow the event loop's timer
@@ -379,7 +385,8 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "tiktoken_file": _optional_path,
     "allow_network": _bool,
     "approximate_tokens": _bool,
-    "model_max_tokens": _int(0, "a non-negative integer (tokens; 0 = no limit)"),
+    "model_max_tokens": _int(0, f"a whole number of tokens from 0 (no limit) to {MAX_MODEL_TOKENS:,}",
+                             MAX_MODEL_TOKENS),
     "embedding_model": _embedding_model,
     "chunker_options": _table,
     "plugins": _module_list,
@@ -740,6 +747,7 @@ def resolve(
     trusted: bool = True,
     overrides_source: str = "command line",
     config_file: str | Path | None = None,
+    isolated: bool = False,
 ) -> Resolved:
     """Settings for ``path``: defaults < nearest config file < ``overrides``.
 
@@ -748,16 +756,30 @@ def resolve(
     only when ``trusted``. With ``strict`` the first error is raised,
     otherwise bad values are skipped and returned in ``errors`` (plugin
     warnings are always returned, never raised). ``config_file`` names the
-    config file to use instead of looking for the nearest one.
+    config file to use instead of looking for the nearest one. ``isolated`` (``--isolated``,
+    as ruff has): no configuration file at all, neither the project's nor the user's;
+    defaults and ``overrides`` only.
     """
     errors: list[ConfigError] = []
     sources = {k: "default" for k in KNOWN_KEYS}
     settings = Settings()
     user_level = False
-    if config_file is not None:
+    if isolated:
+        config_file = None
+    elif config_file is not None:
         config_file = Path(config_file)
     else:
         config_file = find_config(path)
+        if config_file is not None:
+            from .confine import refusal
+
+            why = refusal(config_file)
+            if why is not None:  # a config file linked out of the repository: not read, no value echoed
+                err = ConfigError(str(config_file), None, message=f"not a usable config file: {why}")
+                if strict:
+                    raise err
+                errors.append(err)
+                config_file = None
         if config_file is None:  # like ruff: the user-level file when the project has none
             config_file = user_config_file()
             user_level = config_file is not None
@@ -821,6 +843,32 @@ def user_config_file() -> Path | None:
         return None
 
 
+def _extend_outside(extending: Path, target: Path) -> str | None:
+    """Why a repository's config file may not extend ``target``, or None: the target must
+    be inside the repository root (after resolving links) and outside ``.git``. A file
+    outside the repository (the user-level one, a ``--config`` elsewhere) is the user's
+    own and may extend any file."""
+    from .confine import VCS_DIRS, project_root
+
+    try:
+        root = os.path.realpath(project_root())
+        here = os.path.realpath(extending)
+        real = os.path.realpath(target)
+    except (OSError, ValueError):
+        return "a path that cannot be resolved"
+
+    def inside(path: str) -> bool:
+        return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+    if not inside(here):
+        return None
+    if not inside(real):
+        return f"outside the repository root {root}"
+    if any(part in VCS_DIRS for part in Path(os.path.relpath(real, root)).parts):
+        return "inside a version-control directory"
+    return None
+
+
 def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) -> list[tuple[Path, dict[str, Any]]]:
     """``config_file`` and the files it extends (``extend = "../chunkseam.toml"``,
     relative to the extending file), the most basic first, without ``extend``."""
@@ -848,7 +896,12 @@ def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) ->
         else:
             p = Path(os.path.expanduser(target))
             p = Path(os.path.normpath(p if p.is_absolute() else chain[-1][0].parent / p))
-            if not p.is_file():
+            outside = _extend_outside(chain[-1][0], p)
+            if outside is not None:  # nothing of the target is read, so nothing of it is echoed
+                err = ConfigError(str(chain[-1][0]), "extend", target, "a configuration file inside the repository",
+                                  message=f"extend = {_toml_repr(target)}: {outside}; not read",
+                                  table=_table_name(chain[-1][0]))
+            elif not p.is_file():
                 err = ConfigError(str(chain[-1][0]), "extend", target,
                                   "a path to an existing configuration file (relative to this one)",
                                   table=_table_name(chain[-1][0]))

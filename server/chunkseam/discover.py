@@ -85,6 +85,13 @@ def _spec(patterns) -> pathspec.PathSpec | None:
 
 
 def _read_ignore(path: Path) -> pathspec.PathSpec | None:
+    from .confine import refusal
+
+    if refusal(path) is not None:  # an ignore file linked out of the repository is not read
+        from .report import printable
+
+        log.warning("chunkseam: %s: %s", printable(str(path)), refusal(path))
+        return None
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -172,12 +179,23 @@ def _walk(root: Path, matcher: _Matcher, include: tuple[str, ...] | None, out: D
     def onerror(exc: OSError) -> None:
         out.errors.append((exc.filename or str(root), exc.strerror or str(exc)))
 
+    from .confine import refusal
+
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
         d = Path(dirpath)
         dirnames[:] = sorted(n for n in dirnames if not matcher.ignored(d / n, True))
+        for n in dirnames:  # never descended (followlinks=False); one that leaves the root is reported
+            if os.path.islink(d / n):
+                why = refusal(d / n)
+                if why is not None:
+                    out.errors.append((str(d / n), why))
         for name in sorted(filenames):
             p = d / name
             if matcher.ignored(p, False) or not _included(p, root, include, matcher.base):
+                continue
+            why = refusal(p) if os.path.islink(p) else None
+            if why is not None:
+                out.errors.append((str(p), why))
                 continue
             out.files.append(p)
             found += 1
@@ -217,10 +235,16 @@ def discover(
     out = Discovery()
     include_spec = tuple(p for p in include if p and p.strip()) or None
     seen: set[Path] = set()
+    from .confine import refusal
+
     for arg in paths or ["."]:
         p = Path(arg)
         if not p.is_absolute():
             p = cwd / p if cwd != Path.cwd() else p
+        why = refusal(p)
+        if why is not None:  # a link (or a path through one) out of the repository: never read
+            out.errors.append((arg, why))
+            continue
         try:
             st = os.stat(p)
         except FileNotFoundError:
@@ -233,6 +257,9 @@ def discover(
                 if not files:
                     out.empty.append(arg)
                 for f in files:
+                    if refusal(f) is not None:
+                        out.errors.append((str(f), refusal(f)))
+                        continue
                     if f not in seen and not _Matcher(cwd, tuple(exclude), False, base).ignored(f, False):
                         seen.add(f)
                         out.files.append(f)

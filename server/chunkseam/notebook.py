@@ -233,7 +233,15 @@ def parse_cells(text: str, *, outputs: bool = False) -> list[Cell]:
             cells.append(Cell("heading" + str(level), _text(raw.get("source")), id=cell_id))
         else:
             cells.append(Cell("raw", _text(raw.get("source")), id=cell_id))
+    for n, cell in enumerate(cells, 1):  # JSON's "\ud800" escape decodes to a lone surrogate: not text
+        for part in (cell.source, cell.outputs, cell.language, cell.id):
+            if _SURROGATE.search(part):
+                raise NotebookError(f"not valid text: cell {n} holds a lone surrogate escape "
+                                    f"(\\u{ord(_SURROGATE.search(part).group()):04x}), skipped")
     return cells
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _fence(source: str) -> str:

@@ -300,7 +300,7 @@ def write_text_records(out: TextIO, records: Iterable[Record], st: Style) -> Non
     for rec in records:
         # one location per issue, the same in every format: the range at the cut
         # (the whole broken unit is the JSON "unit" / SARIF relatedLocations)
-        loc = f"{rec.path}:{_where(rec)}:"
+        loc = f"{display_path(rec.path)}:{_where(rec)}:"
         out.write(f"{st.bold(loc)} {st.severity(rec.severity, rec.code)} "
                   f"{st.dim('[' + rec.name + ']')} {rec.message}\n")
 
@@ -757,9 +757,36 @@ def failing(records: Iterable[Record], fail_on: str) -> bool:
     return any(SEVERITY_RANK.get(r.severity, 0) <= limit for r in records)
 
 
+_CONTROL = None
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (newlines, carriage returns, escape sequences,
+    C1 controls, the Unicode line separators) written as escapes: a file name never
+    starts a line of its own in a terminal or a CI log."""
+    global _CONTROL
+    if _CONTROL is None:
+        import re
+
+        _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return _CONTROL.sub(lambda m: named.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
+
+
+def display_path(path: str) -> str:
+    """A path as shown at the start of a line: control characters escaped, and never
+    starting with ``::`` (a GitHub Actions workflow command such as ``::stop-commands::``)."""
+    shown = printable(str(path))
+    return "./" + shown if shown.lstrip().startswith("::") else shown
+
+
 def error_line(path: str, message: str) -> str:
-    return f"{path}: error: {message}"
+    return f"{display_path(path)}: error: {printable(message)}"
 
 
 def eprint(message: str, stream: TextIO | None = None) -> None:
-    (stream or sys.stderr).write(message.rstrip("\n") + "\n")
+    # a line of ours never reads as a workflow command, whatever names it quotes (the Actions
+    # runner looks for "::" after leading whitespace, so the mark is not a space)
+    lines = [("\\" + line if line.lstrip().startswith("::") else line)
+             for line in message.rstrip("\n").split("\n")]
+    (stream or sys.stderr).write("\n".join(lines) + "\n")

@@ -5,10 +5,16 @@ that apply to it, the chunkseam version and its own files (see
 :func:`code_fingerprint`) and the hash of the tokenizer file the settings
 name — change any of them and the entry is simply not found. Entries
 are written atomically (a temporary file in the same directory, then
-``os.replace``) and carry the BLAKE2b digest of their payload, so a torn,
-truncated or tampered entry, or one from another format version, is a miss,
+``os.replace``) and carry a keyed digest (HMAC-BLAKE2b) of their key and
+payload, keyed by the cache's own secret (``secret.key``: 32 random bytes,
+created 0600 with the cache, owned by the user), so a torn, truncated,
+tampered or forged entry, or one from another format version, is a miss,
 never a wrong answer; two runs writing the same entry at once each replace it
-whole. Entries are JSON (reading the cache never runs code).
+whole. Entries are JSON (reading the cache never runs code), and are read only
+when they are regular files of bounded size (opened without blocking and
+without following a link: a FIFO or a link to ``/dev/zero`` is a miss). A
+secret that is not a private regular file of the user turns the cache off for
+the run.
 
 The directory: ``--cache-dir``, else ``$CHUNKSEAM_CACHE_DIR``, else the user
 cache directory (``platformdirs``). ``--no-cache`` or ``CHUNKSEAM_NO_CACHE=1``
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
+import stat
 import json
 import os
 import shutil
@@ -33,7 +41,7 @@ from .report import FileResult, Record
 __all__ = ["FORMAT", "ResultCache", "clean", "default_dir"]
 
 #: bump when the entry layout or the meaning of a result changes
-FORMAT = 1
+FORMAT = 2
 _SUBDIR = f"lint-v{FORMAT}"
 
 _tokenizer_hashes: dict[tuple[str, int, int], str] = {}
@@ -138,12 +146,110 @@ def _result_from(data: dict[str, Any]) -> FileResult:
     return FileResult(records=records, **data)
 
 
+#: the largest entry read (a file's records; real ones are kilobytes)
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+SECRET_NAME = "secret.key"
+_SECRET_BYTES = 32
+_secrets: dict[str, bytes | None] = {}
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def _read_private(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (not a link, a FIFO or a device) of
+    at most ``limit`` bytes; None otherwise. Never blocks."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, left = [], limit + 1
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            chunks.append(block)
+            left -= len(block)
+        data = b"".join(chunks)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _secret_usable(path: Path) -> bytes | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    owner_ok = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    if not stat.S_ISREG(st.st_mode) or not owner_ok or (os.name == "posix" and st.st_mode & 0o077):
+        return None
+    data = _read_private(path, _SECRET_BYTES)
+    return data if data is not None and len(data) == _SECRET_BYTES else None
+
+
+def cache_secret(root: Path) -> bytes | None:
+    """The cache's secret key, created on first use (0600, complete before it appears:
+    written to a temporary file, then linked into place). None when the cache
+    directory cannot hold one, or holds one that is not a private regular file of
+    the user: the cache is then off for the run."""
+    key = str(root.absolute())
+    if key in _secrets:
+        return _secrets[key]
+    path = root / SECRET_NAME
+    secret = _secret_usable(path)
+    if secret is None and not os.path.lexists(path):
+        import secrets as secrets_mod
+
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".secret.", dir=root)  # created 0600
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(secrets_mod.token_bytes(_SECRET_BYTES))
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:  # another run made it first: theirs is used
+                    pass
+            finally:
+                os.unlink(tmp)
+        except OSError:
+            pass
+        secret = _secret_usable(path)
+    if secret is None:
+        import logging
+
+        if os.path.lexists(path):
+            logging.getLogger(__name__).warning(
+                "chunkseam: the result cache in %s is off for this run: its %s is not a private file "
+                "of this user (remove the directory to start afresh)", root, SECRET_NAME)
+        else:
+            logging.getLogger(__name__).warning(
+                "chunkseam: the result cache in %s is off for this run: its %s cannot be created",
+                root, SECRET_NAME)
+    _secrets[key] = secret
+    return secret
+
+
 class ResultCache:
     """Get and put one file's :class:`FileResult` by (path, content, settings key)."""
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.root = Path(directory)
         self.dir = self.root / _SUBDIR
+        self.secret = cache_secret(self.root)
+
+    def _digest(self, key: str, payload: bytes) -> str:
+        assert self.secret is not None
+        mac = hmac.new(self.secret, digestmod=lambda *a: hashlib.blake2b(*a, digest_size=32))
+        mac.update(key.encode("ascii", "replace") + b"\0")
+        mac.update(payload)
+        return mac.hexdigest()
 
     def key(self, path: str, data: bytes, skey: str) -> str:
         h = hashlib.blake2b(digest_size=20)
@@ -157,16 +263,17 @@ class ResultCache:
         return self.dir / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> FileResult | None:
-        try:
-            with open(self._path(key), "rb") as f:
-                raw = f.read()
-        except OSError:
+        if self.secret is None:
+            return None
+        raw = _read_private(self._path(key), MAX_ENTRY_BYTES)
+        if raw is None:
             return None
         try:
             head, _, payload = raw.partition(b"\n")
             meta = json.loads(head)
-            if (meta.get("format") != FORMAT or meta.get("key") != key
-                    or meta.get("digest") != hashlib.blake2b(payload, digest_size=20).hexdigest()):
+            digest = meta.get("digest")
+            if (meta.get("format") != FORMAT or meta.get("key") != key or not isinstance(digest, str)
+                    or not hmac.compare_digest(digest, self._digest(key, payload))):
                 return None
             return _result_from(json.loads(payload))
         except (ValueError, TypeError, AttributeError, KeyError):
@@ -174,11 +281,12 @@ class ResultCache:
 
     def put(self, key: str, result: FileResult) -> None:
         """Store ``result`` (a failure to write is not an error: the run goes on uncached)."""
+        if self.secret is None:
+            return
         data = {name: getattr(result, name) for name in _RESULT_FIELDS}
         data["records"] = [{"extra": r.extra, **{n: getattr(r, n) for n in _RECORD_FIELDS}} for r in result.records]
         payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        head = json.dumps({"format": FORMAT, "key": key,
-                           "digest": hashlib.blake2b(payload, digest_size=20).hexdigest()}).encode()
+        head = json.dumps({"format": FORMAT, "key": key, "digest": self._digest(key, payload)}).encode()
         target = self._path(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -75,6 +75,13 @@ class HFSizer:
     approximate = False
 
     def __init__(self, tokenizer: Any, *, name: str, source: str) -> None:
+        # a count is of the whole text: a truncation or padding the tokenizer.json carries would
+        # change it (and a truncation whose stride is not below its length panics on every text)
+        for off in ("no_truncation", "no_padding"):
+            try:
+                getattr(tokenizer, off)()
+            except (AttributeError, Exception):
+                pass
         self.tokenizer = tokenizer
         self.name = name
         self.source = source
@@ -84,8 +91,23 @@ class HFSizer:
             self.special_tokens = 0
         self._cached = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(self._count)
 
+    def _ids(self, text: str) -> list[int]:
+        try:
+            return self.tokenizer.encode(text, add_special_tokens=False).ids
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except Exception:
+            raise
+        except BaseException as exc:  # a panic in the library's Rust code (pyo3's PanicException)
+            from .chunkers.adapter import LibraryError
+
+            what = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            raise LibraryError(f"{self.name}: the tokenizer failed on this document in its native code "
+                               f"({type(exc).__name__}{': ' + what if what else ''}); this is a bug in the "
+                               "tokenizer.json or the tokenizers library, not in the document") from None
+
     def _count(self, text: str) -> int:
-        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self._ids(text))
 
     def count(self, text: str) -> int:
         if not text:
@@ -95,7 +117,7 @@ class HFSizer:
         return self._count(text)
 
     def encode(self, text: str) -> list[int]:
-        return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        return list(self._ids(text))
 
     def __repr__(self) -> str:
         return f"HFSizer({self.name}, source={self.source!r})"
@@ -261,8 +283,11 @@ def get_hf_sizer(name: str, *, base: str | os.PathLike[str] | None = None,
         text = _read_regular(path, name)
         try:
             tokenizer = Tokenizer.from_str(text)
-        except Exception as exc:
-            raise TokenizerUnavailable(f"{name}: {path} is not a tokenizer.json: {exc}",
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as exc:  # an Exception, or a panic of its Rust code while loading
+            what = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise TokenizerUnavailable(f"{name}: {path} is not a tokenizer.json: {what}",
                                        encoding=name) from None
     except TokenizerUnavailable as exc:
         with _lock:
