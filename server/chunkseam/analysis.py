@@ -63,8 +63,13 @@ def make_chunks(doc: Document, settings: Settings, sizer: Sizer | None = None) -
     overlap = settings.overlap if (not by_sentences or name == "sentence") else 0
     try:
         with language(getattr(settings, "language", None)):  # sentence rules of the document's language
+            size = settings.size
+            if by_sentences and name != "sentence":  # room for the overlap (chunkseam.overlap)
+                from .overlap import reserve
+
+                size = max(1, size - reserve(doc, sizer, size, settings.overlap))
             chunks = chunker.chunk(
-                doc, sizer, size=settings.size, overlap=overlap, **settings.chunker_options
+                doc, sizer, size=size, overlap=overlap, **settings.chunker_options
             )
             if by_sentences and name != "sentence":
                 from .overlap import sentence_overlap

@@ -21,10 +21,12 @@ routes them — and then *seals* the result with the validator as the judge:
    until the validator finds no such issue; a cut that keeps coming back after
    :data:`ROUNDS` rounds is removed by joining its two chunks, so the loop
    always ends;
-3. with ``overlap-unit = "sentences"`` each chunk is extended backwards by up
-   to ``overlap`` whole sentences (:mod:`chunkseam.overlap`), and a chunk whose
-   extended start draws a loud cut issue gets one sentence fewer until none
-   does.
+3. with an overlap, each chunk is extended backwards by whole sentences
+   (:mod:`chunkseam.overlap`): up to ``overlap`` of them with
+   ``overlap-unit = "sentences"``, else as many as fit in ``overlap`` tokens
+   (or characters); the strategy ran with a budget that leaves room for it, so
+   a chunk with its overlap fits ``size``. A chunk whose extended start draws
+   a loud cut issue gets one sentence fewer until none does.
 
 So the output of a splitter never holds a loud cut issue under the rules it
 was sealed with, at any size: what does not fit is a whole unit, reported as
@@ -160,10 +162,17 @@ class Splitter:
         name = self.strategy_for(doc)
         s = self.settings
         with language(s.language):
-            chunks = chunkers.get(name).chunk(doc, self.sizer, size=size, overlap=0,
+            budget = size
+            if s.overlap:  # room for the overlap (chunkseam.overlap)
+                from ..overlap import reserve
+
+                room = (reserve(doc, self.sizer, size, s.overlap) if s.overlap_unit == "sentences"
+                        else min(s.overlap, size // 2))
+                budget = max(1, size - room)
+            chunks = chunkers.get(name).chunk(doc, self.sizer, size=budget, overlap=0,
                                               **(s.chunker_options if name == s.chunker else {}))
-            chunks = self._seal(doc, chunks, size)
-            if s.overlap and s.overlap_unit == "sentences":
+            chunks = self._seal(doc, chunks, budget)
+            if s.overlap:
                 chunks = self._overlap(doc, chunks, size)
         return chunks
 
@@ -245,9 +254,12 @@ class Splitter:
     def _overlap(self, doc: Document, chunks: list[Chunk], size: int) -> list[Chunk]:
         from ..overlap import sentence_overlap
 
-        want = [self.settings.overlap] * len(chunks)
-        for _ in range(self.settings.overlap + 1):
-            out = sentence_overlap(doc, chunks, want, self.sizer, size)
+        s = self.settings
+        # in sentences: that many; in tokens or characters: whole sentences within that many
+        limit = None if s.overlap_unit == "sentences" else s.overlap
+        want = [s.overlap if limit is None else size] * len(chunks)
+        for _ in range(min(max(want, default=0), 64) + 1):
+            out = sentence_overlap(doc, chunks, want, self.sizer, size, limit=limit)
             bad = {i.other_chunk if i.other_chunk is not None and i.chunk is not None
                    and out[i.other_chunk].start < out[i.chunk].end else i.chunk
                    for i in self._issues(doc, out, size) if is_loud_cut(i)}
@@ -257,7 +269,7 @@ class Splitter:
                 return out
             for k in bad:
                 want[k] = max(0, min(want[k], out[k].meta.get("overlap_sentences", 0)) - 1)
-        return sentence_overlap(doc, chunks, 0, self.sizer, size)
+        return sentence_overlap(doc, chunks, 0, self.sizer, size)  # no overlap rather than a broken one
 
 
 def _rstrip(text: str, end: int, floor: int) -> int:
