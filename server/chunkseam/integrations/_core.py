@@ -438,7 +438,8 @@ class Guard:
 
         groups: dict[Any, list[int]] = {}
         for n, r in enumerate(records):
-            groups.setdefault(r.source if r.source is not None else ("<no source>", n), []).append(n)
+            # chunks without a document are judged together, in order, as one dump
+            groups.setdefault(r.source if r.source is not None else ("<no source>",), []).append(n)
         per_record: list[list[Issue]] = [[] for _ in records]
         all_events: list[dict[str, Any]] = []
         stats = []
