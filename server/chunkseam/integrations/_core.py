@@ -381,7 +381,10 @@ class Guard:
     ``opentelemetry-api`` is installed; ``meter``: an OpenTelemetry meter to
     use instead of the global provider's); ``splitter``: the
     :class:`Splitter` that made the chunks — its settings judge them and its
-    parameters tag the events; ``sources``: the documents' texts by
+    parameters tag the events; ``chunker`` and ``params``: the name and the
+    parameters of another splitter, to tag the events with (the chunks'
+    ``chunker`` metadata otherwise; the size they are judged against is
+    ``settings.size``); ``sources``: the documents' texts by
     path (default: read from the file a chunk's metadata names). A chunk whose
     document cannot be read, or whose offsets do not point at its text, is
     judged by the text-only checks."""
@@ -389,10 +392,13 @@ class Guard:
     def __init__(self, settings: Settings | None = None, *, events: Any = None, run: str | None = None,
                  max_rate: float | None = None, metrics: bool | None = None,
                  sources: Mapping[str, str] | None = None, meter: Any = None,
-                 splitter: Splitter | None = None) -> None:
+                 splitter: Splitter | None = None, chunker: str | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
         from datetime import datetime, timezone
 
-        self.params = splitter.parameters() if splitter is not None else None
+        self.params = dict(params) if params is not None else (
+            splitter.parameters() if splitter is not None else None)
+        self.chunker = chunker
         if settings is None and splitter is not None:
             settings = splitter.settings
         if max_rate is not None and not (0.0 <= float(max_rate) <= 1.0):
@@ -474,8 +480,8 @@ class Guard:
                         per_record[members[i.chunk]].append(i)
             st = statistics(chunks, issues)
             stats.append(st)
-            evs = ev.for_document(doc, chunks, issues, settings, chunker=first.chunker, run=self.run,
-                                  stats=st)
+            evs = ev.for_document(doc, chunks, issues, settings, chunker=self.chunker or first.chunker,
+                                  run=self.run, stats=st)
             if params:
                 for e in evs:
                     e["params"] = {**e["params"], **params}
@@ -488,7 +494,8 @@ class Guard:
         if self.events is not None:
             _append_events(self.events, all_events)
         if self._instruments is not None:
-            _export(self._instruments, tot, self.run, records[0].chunker if records else None)
+            _export(self._instruments, tot, self.run,
+                    self.chunker or (records[0].chunker if records else None))
         report = GuardReport(per_record, tot, all_events)
         if self.max_rate is not None and tot.chunks and tot.rate > self.max_rate:
             raise BrokenChunkRateExceeded(tot.rate, self.max_rate, self.run)
