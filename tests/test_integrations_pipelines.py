@@ -14,7 +14,7 @@ pytest.importorskip("llama_index.core")
 pytest.importorskip("haystack")
 
 from chunkseam import events as ev  # noqa: E402
-from chunkseam.integrations._core import BrokenChunkRateExceeded, Guard  # noqa: E402
+from chunkseam.integrations import BrokenChunkRateExceeded, Guard  # noqa: E402
 
 GUIDE = """# Deploying
 
@@ -179,7 +179,7 @@ def test_langchain_guard_on_recursive_character_splitter_output_and_otel_metrics
 
 def test_the_guard_judges_chunks_without_a_readable_source_by_text_only_checks() -> None:
     g = Guard(run="t")
-    from chunkseam.integrations._core import Record
+    from chunkseam.integrations import Record
 
     report = g.inspect([Record("The timeout is set to"), Record("30 seconds.")])
     assert report.stats.chunks == 2 and report.rate > 0
@@ -231,7 +231,7 @@ def test_haystack_pipeline_with_bm25_retriever_and_merge(guide: Path, tmp_path: 
 
 
 def test_events_are_json_lines_with_the_documented_tags(guide: Path, tmp_path: Path) -> None:
-    from chunkseam.integrations._core import Record, Splitter
+    from chunkseam.integrations import Record, Splitter
 
     sp = Splitter()
     chunks = sp.split(GUIDE, path=str(guide))

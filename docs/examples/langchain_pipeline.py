@@ -18,7 +18,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from chunkseam import events
-from chunkseam.integrations._core import Guard
+from chunkseam.integrations import Guard
 from chunkseam.integrations.langchain import ChunkseamGuard, ChunkseamTextSplitter, MergingRetriever
 
 KINDS = (".md", ".mdx", ".rst", ".py", ".txt")
