@@ -64,8 +64,10 @@ def is_loud_cut(issue: Issue) -> bool:
 
 def _judge_settings(settings: Settings) -> Settings:
     """The settings the seal validates with: the user's sizes, tokenizer and
-    language, chunkseam's default rules and severities."""
-    return replace(settings, select=(), extend_select=(), ignore=(), severity={},
+    language, chunkseam's default cut rules (CS0xx, the code rules CS2xx and
+    the chunk-list rules CS3xx; the per-chunk rules judge no cut) at their
+    default severities."""
+    return replace(settings, select=("CS0", "CS2", "CS3"), extend_select=(), ignore=(), severity={},
                    per_file_ignores={}, model_max_tokens=0, embedding_model=None)
 
 
