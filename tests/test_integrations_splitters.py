@@ -306,3 +306,31 @@ def test_the_three_splitters_cut_alike() -> None:
     li = [n.text for n in ChunkseamNodeParser(chunk_size=40).get_nodes_from_documents([LIDocument(text=PROSE)])]
     hs = [d.content for d in ChunkseamDocumentSplitter(chunk_size=40).run([HDocument(content=PROSE)])["documents"]]
     assert lc == li == hs and len(lc) > 3
+
+
+# -- construction ----------------------------------------------------------------------------
+
+
+def test_a_configured_library_chunker_is_replaced_by_routing_and_a_bad_strategy_refused(tmp_path: Path) -> None:
+    (tmp_path / "chunkseam.toml").write_text('chunker = "langchain"\nsize = 50\n')
+    sp = Splitter.from_config(tmp_path)
+    assert sp.settings.chunker is None and sp.size == 50
+    assert sp.strategy_for(sp.document("x = 1\n", path="a.py")) == "code"
+    assert sp.strategy_for(sp.document("Plain text.", path="a.txt")) == "sentence"
+    assert sp.strategy_for(sp.document("# T\n")) == "markdown"
+    with pytest.raises(ValueError, match="structure-aware"):
+        Splitter(strategy="recursive")
+    with pytest.raises(ValueError, match="overlap"):
+        Splitter(Settings(size=10, overlap=10))
+
+
+def test_python_functions_over_the_size_are_whole_chunks() -> None:
+    body = "\n".join(f"    total += value_{i} * {i}" for i in range(40))
+    code = f'"""Module."""\n\nimport os\n\n\ndef big():\n    total = 0\n{body}\n    return total\n\n\ndef small():\n    return 1\n'
+    sp = Splitter(Settings(size=30))
+    doc = Document(code, path="m.py")
+    chunks = sp.split_document(doc)
+    assert not loud(doc, chunks, 30, sp.sizer)
+    (big,) = [c for c in chunks if "def big" in c.text]
+    assert big.oversize and "return total" in big.text
+    assert any(c.text.startswith("def small") for c in chunks)
