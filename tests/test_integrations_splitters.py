@@ -334,3 +334,22 @@ def test_python_functions_over_the_size_are_whole_chunks() -> None:
     (big,) = [c for c in chunks if "def big" in c.text]
     assert big.oversize and "return total" in big.text
     assert any(c.text.startswith("def small") for c in chunks)
+
+
+def test_chunkseam_and_the_shared_integration_code_import_no_framework() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, chunkseam, chunkseam.integrations, chunkseam.cli, chunkseam.trend\n"
+            "from chunkseam import Settings\n"
+            "chunkseam.integrations.Splitter(Settings(size=20)).split('# T\\n\\nSome text here.\\n')\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('langchain_core', 'langchain_text_splitters', 'llama_index', 'haystack', 'ruptures', 'opentelemetry')]\n"
+            "assert not bad, bad\n")
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1] / "server"),
+                                         env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
