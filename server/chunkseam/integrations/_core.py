@@ -430,10 +430,8 @@ class Guard:
             return self.sources[source]
         try:
             p = Path(source)
-            if p.is_file():
-                doc = Document.from_path(p)
-                self.sources[source] = doc.text
-                return doc.text
+            if p.is_file():  # read for this batch only (a long-running ingestion keeps nothing)
+                return Document.from_path(p).text
         except (OSError, ValueError):
             return None
         return None
