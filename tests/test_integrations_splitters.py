@@ -353,3 +353,50 @@ def test_chunkseam_and_the_shared_integration_code_import_no_framework() -> None
                                          env.get("PYTHONPATH", "")])
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("framework", ["langchain", "llamaindex", "haystack"])
+def test_chunkseam_audit_finds_no_loud_cut_issue_in_a_dump_of_the_splitters_output(
+        framework: str, tmp_path: Path) -> None:
+    """The real CLI (`chunkseam audit`, source-aware) on an index dump of each splitter's chunks."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    sources = [root / "examples" / "deploy-guide.md", root / "examples" / "api-errors.md",
+               root / "tests" / "fixtures" / "database.md", root / "tests" / "fixtures" / "streaming.md"]
+    for p in sources:
+        (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    size = 48
+    rows = []
+    for p in sources:
+        text = p.read_text(encoding="utf-8")
+        if framework == "langchain":
+            for d in ChunkseamTextSplitter(chunk_size=size, chunk_overlap=1, overlap_unit="sentences").split_documents(
+                    [LDocument(page_content=text, metadata={"source": p.name})]):
+                rows.append({"page_content": d.page_content, "metadata": d.metadata})
+        elif framework == "llamaindex":
+            for n in ChunkseamNodeParser(chunk_size=size, include_metadata=False).get_nodes_from_documents(
+                    [LIDocument(text=text, metadata={"file_path": p.name})]):
+                rows.append({"text": n.text, "start_char_idx": n.start_char_idx,
+                             "metadata": {"file_path": p.name}})
+        else:
+            for d in ChunkseamDocumentSplitter(chunk_size=size).run(
+                    [HDocument(content=text, meta={"file_path": p.name})])["documents"]:
+                rows.append({"text": d.content, "source": p.name, "start": d.meta["split_idx_start"]})
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "server"), env.get("PYTHONPATH", "")])
+    out = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "chunkseam", "audit", str(dump), "--source-root", str(tmp_path),
+                           "--size", str(size), "--format", "json", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["summary"]["chunks"] == len(rows) and report["summary"]["files"] == len(sources)
+    assert report["modes"] == {"source-aware": len(sources), "text-only": 0}
+    loud = [i for i in report["issues"] if i["severity"] in ("error", "warning") and i["code"] != "CS101"]
+    assert not loud, loud[:3]
