@@ -12,6 +12,7 @@ export const ENGINE_KEYS = [
   "chunker",
   "size",
   "overlap",
+  "overlapUnit",
   "unit",
   "encoding",
   "chunkers",

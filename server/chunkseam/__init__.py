@@ -28,14 +28,18 @@ ChunkLike = Union[Chunk, str, Mapping[str, Any], Any]
 
 
 def chunk(doc: DocumentLike, strategy: str | None = None, *, size: int = 400, overlap: int = 0,
-          unit: str = "tokens", encoding: str = "cl100k_base", **options: Any) -> list[Chunk]:
+          unit: str = "tokens", encoding: str = "cl100k_base", overlap_unit: str = "unit",
+          **options: Any) -> list[Chunk]:
     """Chunk ``doc`` (a :class:`Document`, a path or a text) with ``strategy``
-    (default: routed by file type)."""
+    (default: routed by file type); ``overlap_unit="sentences"``: ``overlap``
+    counts whole sentences (see :mod:`chunkseam.overlap`)."""
     from .analysis import make_chunks
 
+    if overlap_unit not in ("unit", "sentences"):
+        raise ValueError(f'overlap_unit must be "unit" or "sentences", got {overlap_unit!r}')
     doc = load(doc)
     settings = Settings(chunker=strategy, size=size, overlap=overlap, unit=unit,
-                        encoding=encoding, chunker_options=options)
+                        encoding=encoding, overlap_unit=overlap_unit, chunker_options=options)
     return make_chunks(doc, settings)[1]
 
 

@@ -33,6 +33,12 @@ def chunker_name(doc: Document, settings: Settings) -> str:
     return settings.chunker or chunkers.route(doc, settings.chunkers, getattr(settings, "config_root", None))
 
 
+def _overlap_builtin() -> frozenset[str]:
+    from .overlap import BUILTIN
+
+    return BUILTIN
+
+
 class ChunkerOptionError(ValueError):
     """A chunker refused its settings (size, overlap or chunker options): a
     configuration error, not a bug — front ends report it and exit 2."""
@@ -47,11 +53,28 @@ def make_chunks(doc: Document, settings: Settings, sizer: Sizer | None = None) -
         raise ChunkerOptionError(str(exc.args[0] if exc.args else exc)) from None
     from .sentences import language
 
+    by_sentences = getattr(settings, "overlap_unit", "unit") == "sentences" and settings.overlap > 0
+    if by_sentences and name not in ("sentence", *_overlap_builtin()):
+        raise ChunkerOptionError(f"chunker {name}: overlap-unit = \"sentences\" works with the built-in "
+                                 "strategies (fixed, recursive, sentence, markdown, code); a library's "
+                                 "splitter keeps its own overlap")
+    # the sentence strategy counts its overlap in sentences already; the others
+    # are run without overlap and extended by whole sentences (chunkseam.overlap)
+    overlap = settings.overlap if (not by_sentences or name == "sentence") else 0
     try:
         with language(getattr(settings, "language", None)):  # sentence rules of the document's language
+            size = settings.size
+            if by_sentences and name != "sentence":  # room for the overlap (chunkseam.overlap)
+                from .overlap import reserve
+
+                size = max(1, size - reserve(doc, sizer, size, settings.overlap))
             chunks = chunker.chunk(
-                doc, sizer, size=settings.size, overlap=settings.overlap, **settings.chunker_options
+                doc, sizer, size=size, overlap=overlap, **settings.chunker_options
             )
+            if by_sentences and name != "sentence":
+                from .overlap import sentence_overlap
+
+                chunks = sentence_overlap(doc, chunks, settings.overlap, sizer, settings.size)
     except ValueError as exc:
         if isinstance(exc, ChunkerOptionError):
             raise

@@ -420,6 +420,11 @@ def build_parser(help_requested: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", metavar="DIR",
                    help="the cache to remove (default: $CHUNKSEAM_CACHE_DIR, else the user cache directory)")
 
+    from .trend import add_arguments as _trend_arguments
+
+    _trend_arguments(sub.add_parser("trend", help="the broken-chunk rate per indexing run from the "
+                                    "guards' events, and the run where it stepped"))
+
     sub.add_parser("server", help="start the language server (stdio; see `chunkseam server --help`)",
                    add_help=False)
     from .evaluation.command import add_parsers as _add_eval_parsers
@@ -1601,6 +1606,7 @@ COMMANDS = {
     "config": cmd_config,
     "init": cmd_init,
     "clean": cmd_clean,
+    "trend": lambda args: __import__("chunkseam.trend", fromlist=["command"]).command(args),
 }
 
 

@@ -229,6 +229,12 @@ def _unit(v: Any) -> str:
     return v
 
 
+def _overlap_unit(v: Any) -> str:
+    if v not in ("unit", "sentences"):
+        raise _Bad('"unit" (overlap counted in the size unit) or "sentences"')
+    return v
+
+
 def _encoding(v: Any) -> str:
     what = ("a tiktoken encoding name ({}), a model name tiktoken knows (gpt-4o, "
             "text-embedding-3-small …) or a Hugging Face tokenizer "
@@ -369,6 +375,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "chunker": _chunker,
     "size": _int(1, "a positive integer"),
     "overlap": _int(0, "a non-negative integer"),
+    "overlap_unit": _overlap_unit,
     "unit": _unit,
     "encoding": _encoding,
     "chunkers": _routes,
@@ -457,7 +464,8 @@ def settings_from_mapping(
         changes[name] = converted
     settings = replace(base, **changes) if changes else base
     # cross-field check: an overlap must be smaller than the chunk size
-    if settings.overlap >= settings.size and ("overlap" in changes or "size" in changes):
+    if (settings.overlap >= settings.size and settings.overlap_unit != "sentences"
+            and ("overlap" in changes or "size" in changes)):
         key = "overlap" if "overlap" in changes else "size"
         raw = next((k for k in (mapping or {}) if isinstance(k, str) and normalize_key(k) == key), key)
         err = ConfigError(source, raw, getattr(settings, key),

@@ -42,6 +42,10 @@ class Settings:
     chunker: str | None = None
     size: int = 400
     overlap: int = 0
+    #: what ``overlap`` counts: ``"unit"`` (the size unit: tokens or characters) or
+    #: ``"sentences"`` (the next chunk starts that many whole sentences before the cut;
+    #: see chunkseam.overlap)
+    overlap_unit: str = "unit"
     unit: str = "tokens"  # "tokens" | "chars"
     encoding: str = "cl100k_base"
     #: glob -> chunker name (per-file-type routing), merged over DEFAULT_ROUTES
