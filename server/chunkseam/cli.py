@@ -1461,9 +1461,11 @@ def cmd_init(args: argparse.Namespace) -> int:
         print(f"found {len(found)} chunking pipeline{'s' if len(found) != 1 else ''} "
               f"(read statically, nothing run):")
         for n, f in enumerate(found, 1):
-            print(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}")
+            print(init.comment_text(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}"))
             for note in f.notes:
-                print(f"       note: {note}")
+                print(init.comment_text(f"       note: {note}"))
+            for why in f.refused:
+                print(init.comment_text(f"       not supported: {why}"))
         if len(found) == 1:
             pick = found[0]
         elif args.choose:
@@ -1474,6 +1476,10 @@ def cmd_init(args: argparse.Namespace) -> int:
             pick = found[_ask_number("which one does chunkseam simulate? ", len(found)) - 1]
         else:
             raise UsageError("error: several pipelines found: choose one with --choose N")
+        if pick.refused:
+            raise UsageError(init.comment_text(
+                f"error: {pick.where}: chunkseam cannot simulate this pipeline: "
+                f"{'; '.join(pick.refused)}; nothing written"))
         settings = pick.settings
         comments = [f"written by `chunkseam init` from {pick.where}: {pick.call}"]
         comments += [f"note: {n}" for n in pick.notes]
@@ -1494,7 +1500,12 @@ def cmd_init(args: argparse.Namespace) -> int:
         comments = [f"written by `chunkseam init`: {init.PRESETS[name][0]} (no pipeline found)"]
     path, table = init.target_file(root, args.config_target)
     if args.dry_run:
-        sys.stdout.write(f"# {path}\n" + init.render(settings, comments, table=table))
+        text = init.render(settings, comments, table=table)
+        try:
+            init.check(text, settings, table, path)
+        except init.InitError as exc:
+            raise UsageError(f"error: {exc}") from None
+        sys.stdout.write(f"# {init.comment_text(str(path))}\n" + text)
         return EXIT_OK
     try:
         written = init.write(root, settings, comments, prefer=args.config_target, force=args.force)
