@@ -34,6 +34,8 @@ run time) and the semantic / LLM node parsers (models, network).
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 from ..tokens import Sizer
@@ -62,6 +64,8 @@ class LlamaIndexAdapter(Adapter):
     reserved = {"chunk_size": "use the size setting", "chunk_overlap": "use the overlap setting"}
     forbidden = {"tokenizer": _CODE, "id_func": _CODE, "chunking_tokenizer_fn": _CODE,
                  "callback_manager": _CODE}
+    own_options = ("splitter", "approximate", "reader", "excluded-embed-metadata-keys",
+                   "excluded-llm-metadata-keys")
     untrusted = {"secondary_chunking_regex": "LlamaIndex runs it as a regular expression with "
                                              "Python's re, which cannot be interrupted"}
 
@@ -77,7 +81,13 @@ class LlamaIndexAdapter(Adapter):
                 raise ValueError(f"{self.name}: MarkdownNodeParser cuts at headings, without "
                                  "overlap: set overlap = 0")
             return cls(**options)
-        tokenizer = list if sizer.unit == "chars" else getattr(sizer, "encode", None)
+        encoding = getattr(sizer, "encoding", None)
+        if sizer.unit != "chars" and encoding is not None and hasattr(encoding, "encode"):
+            # LlamaIndex's own tokenizer encodes with every special token allowed:
+            # "<|endoftext|>" in a document is one token to it, not seven
+            tokenizer = functools.partial(encoding.encode, allowed_special="all")
+        else:
+            tokenizer = list if sizer.unit == "chars" else getattr(sizer, "encode", None)
         if tokenizer is None:  # an approximate sizer has counts but no tokens
             raise ValueError(f"{self.name}: {splitter} needs an exact tokenizer, not "
                              f"approximate counts of {sizer.name}")
@@ -136,12 +146,82 @@ class LlamaIndexAdapter(Adapter):
             probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
         return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
 
-    def _effective(self, built: Any) -> int:
+    def split_document(self, built: Any, text: str, doc: Any,
+                       options: dict[str, Any]) -> list[Piece]:
+        if type(built).__name__ == "MarkdownNodeParser":
+            return self.split(built, text)
+        metadata_str = self.metadata_str(doc, options)
+        if not metadata_str:
+            return self.split(built, text)
+        self.split(built, "")  # the checks and the regular expression's probe
+        pattern = getattr(built, "secondary_chunking_regex", None)
+        if pattern and text:
+            fns = getattr(built, "_sub_sentence_split_fns", None) or [None]
+            field = getattr(type(built), "model_fields", {}).get("secondary_chunking_regex")
+            if (field is None or pattern != field.default) and \
+                    not getattr(fns[0], "chunkseam_timed", False):
+                probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
+        return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(
+            built, metadata_str))]
+
+    def metadata_str(self, doc: Any, options: dict[str, Any]) -> str:
+        """The metadata text LlamaIndex's metadata-aware splitting takes out of the
+        chunk size: the longer of the embed and LLM renderings of the document's
+        metadata (``key: value`` lines), as ``get_nodes_from_documents`` computes it.
+
+        ``reader`` says where the metadata comes from: ``"none"`` (the default: a
+        ``Document(text=...)`` made by the pipeline, and the same chunks on every
+        machine), ``"SimpleDirectoryReader"`` (the metadata that reader attaches to
+        the file — its absolute path, name, MIME type, size and dates — computed by
+        LlamaIndex's own ``default_file_metadata_func``, with the keys it excludes
+        from embedding and LLM text: only ``file_path`` remains) or a table of keys
+        and values. ``excluded-embed-metadata-keys`` / ``excluded-llm-metadata-keys``
+        replace the excluded keys."""
+        reader = options.get("reader", "none")
+        embed_ex = options.get("excluded-embed-metadata-keys")
+        llm_ex = options.get("excluded-llm-metadata-keys")
+        for key, value in (("excluded-embed-metadata-keys", embed_ex),
+                           ("excluded-llm-metadata-keys", llm_ex)):
+            if value is not None and not (isinstance(value, list)
+                                          and all(isinstance(v, str) for v in value)):
+                raise ValueError(f"{self.name}: option {key!r} must be a list of metadata keys")
+        if reader == "none" or reader is None:
+            return ""
+        if isinstance(reader, dict):
+            metadata = dict(reader)
+            default_ex: list[str] = []
+        elif reader == "SimpleDirectoryReader":
+            path = getattr(doc, "path", None)
+            if not path or not os.path.isfile(path):
+                return ""  # no file (an unsaved buffer, standard input): no file metadata
+            from llama_index.core.readers.file.base import (
+                SimpleDirectoryReader,
+                default_file_metadata_func,
+            )
+
+            metadata = default_file_metadata_func(os.path.abspath(path))
+            default_ex = _reader_excluded(SimpleDirectoryReader)
+        else:
+            raise ValueError(f"{self.name}: option 'reader' must be \"SimpleDirectoryReader\", "
+                             f"\"none\" or a table of metadata keys and values: got {reader!r}")
+        from llama_index.core.schema import Document as LlamaDocument
+        from llama_index.core.schema import MetadataMode
+
+        ldoc = LlamaDocument(text="", metadata=metadata,
+                             excluded_embed_metadata_keys=list(
+                                 default_ex if embed_ex is None else embed_ex),
+                             excluded_llm_metadata_keys=list(
+                                 default_ex if llm_ex is None else llm_ex))
+        embed = ldoc.get_metadata_str(mode=MetadataMode.EMBED)
+        llm = ldoc.get_metadata_str(mode=MetadataMode.LLM)
+        return embed if len(embed) > len(llm) else llm
+
+    def _effective(self, built: Any, metadata_str: str = "") -> int:
         """The chunk size ``get_nodes_from_documents`` uses for a document without
         metadata (``split_text_metadata_aware(text, "")``: TokenTextSplitter keeps
         room for the metadata format), computed without that method, which prints
         to standard output when the room left is small."""
-        reserved = len(built._tokenizer(""))
+        reserved = len(built._tokenizer(metadata_str))
         if type(built).__name__ == "TokenTextSplitter":
             from llama_index.core.node_parser.text.token import (
                 DEFAULT_METADATA_FORMAT_LEN,
@@ -153,6 +233,22 @@ class LlamaIndexAdapter(Adapter):
             raise ValueError(f"{self.name}: size {built.chunk_size} leaves no room: "
                              f"{type(built).__name__} keeps {reserved} tokens for metadata")
         return effective
+
+
+@functools.lru_cache(maxsize=1)
+def _reader_excluded_cached() -> tuple[str, ...]:
+    """The metadata keys SimpleDirectoryReader excludes from embedding and LLM
+    text, read off the reader itself (it extends both lists alike)."""
+    from llama_index.core.readers.file.base import SimpleDirectoryReader
+    from llama_index.core.schema import Document as LlamaDocument
+
+    doc = LlamaDocument(text="")
+    SimpleDirectoryReader._exclude_metadata(None, [doc])  # type: ignore[arg-type]
+    return tuple(doc.excluded_embed_metadata_keys)
+
+
+def _reader_excluded(_cls: Any) -> list[str]:
+    return list(_reader_excluded_cached())
 
 
 register(LlamaIndexAdapter())
