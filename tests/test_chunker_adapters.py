@@ -131,10 +131,11 @@ def test_chonkie_differential(cls):
         theirs = getattr(chonkie, cls)(tokenizer=ENC, chunk_size=SIZE, **kwargs).chunk(text)
         if any("\ufffd" in c.text and "\ufffd" not in text for c in theirs):
             # token windows cut inside multibyte characters (a corpus file in Chinese):
-            # no true spans exist, which is an error unless approximate = true
+            # each chunk is the span its tokens' bytes cover, chonkie's text alongside
             assert cls == "TokenChunker"
-            with pytest.raises(ValueError, match="not a span of the source"):
-                run("chonkie", text, overlap=overlap, splitter=cls)
+            ours = run("chonkie", text, overlap=overlap, splitter=cls)
+            assert [c.meta.get("library_text", c.text) for c in ours] == [c.text for c in theirs]
+            assert all(c.meta["offsets"] == "token-windows" for c in ours)
             continue
         ours = run("chonkie", text, overlap=overlap, splitter=cls)
         assert [c.text for c in ours] == [c.text for c in theirs], (path, cls)
@@ -144,20 +145,25 @@ def test_chonkie_differential(cls):
 MULTIBYTE = "Übersicht — 日本語のテキスト、絵文字 🎉🚀 und Umlaute äöü. " * 40
 
 
-def test_chonkie_token_chunker_on_multibyte_text_is_an_error_or_explicitly_approximate():
+def test_chonkie_token_chunker_on_multibyte_text_is_placed_at_its_token_windows():
     chonkie = need("chonkie")
     theirs = chonkie.TokenChunker(tokenizer=ENC, chunk_size=32, chunk_overlap=4).chunk(MULTIBYTE)
     broken = [c for c in theirs if "\ufffd" in c.text]
     assert broken, "chonkie's token windows split multibyte characters"
     assert any(MULTIBYTE[c.start_index:c.end_index] != c.text for c in theirs)
     name = chunkers.get("chonkie")
-    with pytest.raises(ValueError, match="not a span of the source.*approximate = true"):
-        name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker")
+    ours = name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker")
+    assert [c.meta.get("library_text", c.text) for c in ours] == [c.text for c in theirs]
+    ids = ENC.encode(MULTIBYTE)
+    for i, c in enumerate(ours):  # the bytes of tokens 28*i .. 28*i+32, whole characters
+        window = ENC.decode_bytes(ids[28 * i: 28 * i + 32])
+        assert window.decode("utf-8", "ignore") in c.text.encode("utf-8").decode("utf-8")
+        assert len(c.text.encode("utf-8")) - len(window) < 8  # at most a character each side
+        assert ("library_text" in c.meta) == ("\ufffd" in theirs[i].text)
+    assert all(not c.approximate for c in ours)
     approx = name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker",
-                        approximate=True)
-    assert len(approx) == len(theirs)
-    assert all(c.approximate and c.to_dict()["approximate"] is True for c in approx)
-    assert all(c.meta["offsets"] == "approximate" for c in approx)
+                        approximate=True)  # nothing left to approximate
+    assert [(c.start, c.end) for c in approx] == [(c.start, c.end) for c in ours]
     assert [c.start for c in approx] == sorted(c.start for c in approx)
 
 

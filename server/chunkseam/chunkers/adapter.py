@@ -469,6 +469,11 @@ class Adapter:
         except BaseException as exc:  # (a panic in the library's native code)
             raise _library_failed(self.name, exc) from None
         meta = {**self.meta(splitter, built), "offsets": how}
+        # a library that rewrites text (decoded token windows): its own text is kept
+        # alongside the source span the chunk came from
+        library_texts = [p.text for p in pieces if p.text] if text.strip() else []
+        if len(library_texts) != len(spans):
+            library_texts = []
         if how == "approximate":
             meta["approximate"] = True
         counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
@@ -476,9 +481,12 @@ class Adapter:
         for i, (start, end) in enumerate(spans):
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
                 sizer.count(source[start:end])
+            chunk_meta = dict(meta)
+            if library_texts and library_texts[i] != text[start:end]:
+                chunk_meta["library_text"] = library_texts[i]
             chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
                                 oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
-                                meta=dict(meta)))
+                                meta=chunk_meta))
         return chunks
 
     def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],

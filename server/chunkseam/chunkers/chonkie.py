@@ -92,6 +92,10 @@ class ChonkieAdapter(Adapter):
 
 
     def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any) -> tuple[list[tuple[int, int]], str]:
+        if kw["splitter"] == "TokenChunker" and text.strip():
+            spans = self._windows(text, pieces, kw["built"], kw["sizer"])
+            if spans is not None:
+                return spans, "token-windows"
         try:
             return super().resolve_spans(text, pieces, **kw)
         except ValueError:
@@ -101,6 +105,24 @@ class ChonkieAdapter(Adapter):
             if spans is None:
                 raise
             return spans, "realigned"
+
+
+    @staticmethod
+    def _windows(text: str, pieces: list[Piece], built: Any,
+                 sizer: Sizer) -> list[tuple[int, int]] | None:
+        """TokenChunker's chunks as the token windows they were decoded from."""
+        from .windows import tiktoken_bytes, token_window_spans
+
+        token_bytes = tiktoken_bytes(getattr(sizer, "encoding", None))
+        if token_bytes is None or sizer.unit != "tokens":
+            return None
+        try:
+            ids = built.tokenizer.encode(text)
+            size, overlap = int(built.chunk_size), int(built.chunk_overlap)
+        except Exception:  # other chonkie internals: the verified search instead
+            return None
+        return token_window_spans(text, ids, token_bytes, size, overlap,
+                                  [p.text for p in pieces if p.text])
 
 
 def split_characters(text: str, texts: list[str]) -> list[tuple[int, int]] | None:

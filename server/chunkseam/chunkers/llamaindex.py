@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Any
 
 from ..tokens import Sizer
@@ -146,6 +147,14 @@ class LlamaIndexAdapter(Adapter):
             probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
         return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
 
+    def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any
+                      ) -> tuple[list[tuple[int, int]], str]:
+        if kw["splitter"] == "MarkdownNodeParser" and text.strip():
+            spans = _markdown_spans(text, [p.text for p in pieces if p.text])
+            if spans is not None:
+                return spans, "native"
+        return super().resolve_spans(text, pieces, **kw)
+
     def split_document(self, built: Any, text: str, doc: Any,
                        options: dict[str, Any]) -> list[Piece]:
         if type(built).__name__ == "MarkdownNodeParser":
@@ -233,6 +242,40 @@ class LlamaIndexAdapter(Adapter):
             raise ValueError(f"{self.name}: size {built.chunk_size} leaves no room: "
                              f"{type(built).__name__} keeps {reserved} tokens for metadata")
         return effective
+
+
+_HEADING = re.compile(r"(#+)\s")
+
+
+def _markdown_spans(text: str, texts: list[str]) -> list[tuple[int, int]] | None:
+    """Spans of MarkdownNodeParser's sections when it rewrote a heading: it
+    writes a heading line ``#<whitespace>Title`` (outside code fences) as
+    ``# Title``, one character for one, so its sections are found in the source
+    with those characters made spaces, at the same offsets. None when nothing
+    was rewritten or a section is not found so."""
+    chars = list(text)
+    fence = False
+    pos = 0
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        elif not fence:
+            m = _HEADING.match(line)
+            if m and line[m.end() - 1] != " ":
+                chars[pos + m.end() - 1] = " "
+        pos += len(line) + 1
+    norm = "".join(chars)
+    if norm == text:
+        return None
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for piece in texts:
+        start = norm.find(piece, cursor)
+        if start < 0:
+            return None
+        spans.append((start, start + len(piece)))
+        cursor = start + len(piece)
+    return spans
 
 
 @functools.lru_cache(maxsize=1)

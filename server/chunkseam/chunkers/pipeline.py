@@ -309,9 +309,15 @@ def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
             prev_start = prev[0] if prev else 0
             where = "in the document" if text.find(pieces[i]) < 0 else (
                 f"at or after the previous chunk's start (offset {prev_start})")
-            why = ("the splitter re-joined pieces with text that is not in the document, e.g. "
-                   "keep_separator = false over a run of separators") if label == "langchain" else (
-                   "the library rewrote its text")
+            if "\ufffd" in pieces[i] and "\ufffd" not in text:
+                why = ("the library decoded a window of tokens that cuts a character in two: "
+                       "U+FFFD stands for its bytes")
+            elif label == "langchain" and getattr(splitter, "startswith", None) and \
+                    "Token" not in splitter:
+                why = ("the splitter re-joined pieces with text that is not in the document, "
+                       "e.g. keep_separator = false over a run of separators")
+            else:
+                why = "the library rewrote its text"
             raise ValueError(
                 f"{label}: chunk {i} of {splitter} is not a span of the source: "
                 f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
@@ -370,6 +376,57 @@ def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i:
             spans[j:] = placed[:-1]
             return placed[-1][0]
     return -1
+
+
+def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """TokenTextSplitter's chunks as the token windows it decoded them from
+    (see :mod:`chunkseam.chunkers.windows`), or None."""
+    from .windows import tiktoken_bytes, token_window_spans
+
+    enc = getattr(splitter, "_tokenizer", None)
+    token_bytes = tiktoken_bytes(enc)
+    if token_bytes is None:
+        return None
+    try:
+        ids = enc.encode(text, allowed_special=splitter._allowed_special,  # type: ignore[union-attr]
+                         disallowed_special=splitter._disallowed_special)
+        size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return token_window_spans(text, ids, token_bytes, size, overlap, pieces)
+
+
+def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """Spans of a ``CharacterTextSplitter``'s chunks that it re-joined with its
+    separator where the source has a run of them (``"\n\n"`` over four
+    newlines, with ``keep_separator = false``): each chunk is the source from its
+    first piece to its last, found from the previous chunk's start with every
+    separator of the chunk standing for one or more in the source. None when a
+    chunk is not found so (or the splitter is another kind)."""
+    import regex
+
+    from .. import budget
+
+    separator = getattr(splitter, "_separator", None)
+    if not isinstance(separator, str) or not separator or getattr(splitter, "_keep_separator", True):
+        return None
+    sep = separator if getattr(splitter, "_is_separator_regex", False) else regex.escape(separator)
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for piece in pieces:
+        parts = piece.split(separator)
+        pattern = f"(?:{sep})+".join(regex.escape(p) for p in parts)
+        try:
+            found = regex.compile(pattern).search(text, cursor, timeout=budget.remaining())
+        except TimeoutError:
+            raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") from None
+        except regex.error:
+            return None
+        if found is None:
+            return None
+        spans.append((found.start(), found.end()))
+        cursor = found.start() + 1
+    return spans
 
 
 def _preview(s: str, n: int = 60) -> str:
@@ -525,23 +582,36 @@ class LangChainChunker:
             pieces = splitter.split_text(text) if text else []
             spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
             verified = spans is not None and _plain_recursive(splitter)
+            if spans is None and isinstance(splitter, _module().TokenTextSplitter):
+                spans = _token_spans(text, pieces, splitter)
             if spans is None:
-                spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+                try:
+                    spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+                except ValueError:
+                    spans = _rejoined_spans(text, pieces, splitter)
+                    if spans is None:
+                        raise
             kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
             if not verified:
-                return self._chunks(text, kept, size, meta)
+                return self._chunks(text, kept, size, meta, pieces)
         result = kept
         doc.memo(key, lambda: result)
         return self._chunks(text, kept, size, meta)
 
     @staticmethod
     def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
-                meta: dict[str, Any]) -> list[Chunk]:
-        return [
-            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
-                  oversize=tokens > size, meta=dict(meta))
-            for i, (start, end, tokens) in enumerate(spans)
-        ]
+                meta: dict[str, Any], pieces: list[str] | None = None) -> list[Chunk]:
+        out = []
+        same = pieces is not None and len(pieces) == len(spans)
+        for i, (start, end, tokens) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:  # type: ignore[index]
+                # the library rewrote it (re-joined pieces, decoded token windows): its
+                # text is kept alongside the source span it came from
+                chunk_meta["library_text"] = pieces[i]  # type: ignore[index]
+            out.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                             oversize=tokens > size, meta=chunk_meta))
+        return out
 
 
 _CHUNKER = register(LangChainChunker())
