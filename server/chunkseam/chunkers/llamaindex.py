@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import types
 from typing import Any
 
 from ..tokens import Sizer
@@ -145,7 +146,16 @@ class LlamaIndexAdapter(Adapter):
         if (pattern is not None and (field is None or pattern != field.default)
                 and not getattr(fns[0], "chunkseam_timed", False)):
             probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
-        return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(built))]
+        return _split_placed(built, text, self._effective(built))
+
+    def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
+                      overlap: int, options: dict[str, Any]) -> Any:
+        tokenizer = getattr(built, "_tokenizer", None)
+        if overlap == 0 or sizer.unit == "chars" or tokenizer is None:
+            return super().overlap_check(built, splitter, text, sizer, size, overlap, options)
+        slack = overlap + max(4, overlap // 4)  # a region counted in context can differ
+        # counted as the splitter counts (special-token strings are one token to it)
+        return lambda _s, e, start: e - start <= slack or len(tokenizer(text[start:e])) <= slack
 
     def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any
                       ) -> tuple[list[tuple[int, int]], str]:
@@ -170,8 +180,7 @@ class LlamaIndexAdapter(Adapter):
             if (field is None or pattern != field.default) and \
                     not getattr(fns[0], "chunkseam_timed", False):
                 probe_regex(pattern, text, f"{self.name}: secondary_chunking_regex")
-        return [Piece(t) for t in built._split_text(text, chunk_size=self._effective(
-            built, metadata_str))]
+        return _split_placed(built, text, self._effective(built, metadata_str))
 
     def metadata_str(self, doc: Any, options: dict[str, Any]) -> str:
         """The metadata text LlamaIndex's metadata-aware splitting takes out of the
@@ -242,6 +251,69 @@ class LlamaIndexAdapter(Adapter):
             raise ValueError(f"{self.name}: size {built.chunk_size} leaves no room: "
                              f"{type(built).__name__} keeps {reserved} tokens for metadata")
         return effective
+
+
+_MARK = 0x20000  # markers: one code point per split, never whitespace
+
+
+def _split_placed(built: Any, text: str, chunk_size: int) -> list[Piece]:
+    """The splitter's chunks of ``text`` with their offsets in it.
+
+    LlamaIndex splits the text into pieces (which tile it) and merges them into
+    chunks by their token sizes only; the merge is run a second time on one
+    marker character per piece, same sizes, which says which pieces each chunk
+    joined — so each chunk is placed where the merge put it (on a run of
+    ``x`` × 3,000 every shift of a chunk is a copy; no search can tell). The
+    offsets are checked by :func:`~chunkseam.chunkers.adapter.verified_native`;
+    with other LlamaIndex internals the chunks come without them (searched)."""
+    chunks = built._split_text(text, chunk_size=chunk_size)
+    if not text:
+        return [Piece(t, 0, 0) for t in chunks]
+    try:
+        spans = _merge_spans(built, text, chunk_size)
+    except Exception:  # other internals: the chunks are searched for instead
+        spans = None
+    if spans is None or len(spans) != len(chunks) or any(
+            text[s:e] != t for (s, e), t in zip(spans, chunks)):
+        return [Piece(t) for t in chunks]
+    return [Piece(t, s, e) for (s, e), t in zip(spans, chunks)]
+
+
+def _merge_spans(built: Any, text: str, chunk_size: int) -> list[tuple[int, int]] | None:
+    raw = built._split(text, chunk_size)
+    texts = [getattr(r, "text", r) for r in raw]
+    if "".join(texts) != text or len(texts) > 0x10FFFF - _MARK:
+        return None
+    starts = [0]
+    for t in texts:
+        starts.append(starts[-1] + len(t))
+    if type(built).__name__ == "SentenceSplitter":
+        marked = [type(r)(chr(_MARK + i), is_sentence=r.is_sentence, token_size=r.token_size)
+                  for i, r in enumerate(raw)]
+        merged = built._merge(marked, chunk_size)
+    else:  # TokenTextSplitter: sizes from its tokenizer, the markers standing for the pieces
+        sizes = [len(built._tokenizer(t)) for t in texts]
+
+        def sized(s: str) -> list[int]:
+            return [0] * sum(sizes[ord(c) - _MARK] for c in s)
+
+        proxy = types.SimpleNamespace(_tokenizer=sized, chunk_overlap=built.chunk_overlap,
+                                      keep_whitespaces=built.keep_whitespaces)
+        merged = type(built)._merge(proxy, [chr(_MARK + i) for i in range(len(texts))],
+                                    chunk_size)
+    spans = []
+    for m in merged:
+        if not m:
+            continue
+        first, last = ord(m[0]) - _MARK, ord(m[-1]) - _MARK
+        start, end = starts[first], starts[last + 1]
+        while start < end and text[start].isspace():  # the chunk's text is stripped
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            spans.append((start, end))
+    return spans
 
 
 _HEADING = re.compile(r"(#+)\s")

@@ -65,6 +65,7 @@ from ..chunk import Chunk
 from ..document import Document
 from ..tokens import Sizer, TokenizerUnavailable
 from . import register
+from .adapter import gaps
 
 name = "langchain"
 description = (
@@ -411,22 +412,72 @@ def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[i
     if not isinstance(separator, str) or not separator or getattr(splitter, "_keep_separator", True):
         return None
     sep = separator if getattr(splitter, "_is_separator_regex", False) else regex.escape(separator)
+    overlap = int(getattr(splitter, "_chunk_overlap", 0) or 0)
+    # the overlap is counted in the splitter's length (characters or tokens) over the
+    # re-joined text: in the source it can be longer by the separators dropped
+    reach = overlap * (2 if getattr(splitter, "_length_function", len) is len else 16) + 64
     spans: list[tuple[int, int]] = []
-    cursor = 0
     for piece in pieces:
         parts = piece.split(separator)
-        pattern = f"(?:{sep})+".join(regex.escape(p) for p in parts)
-        try:
-            found = regex.compile(pattern).search(text, cursor, timeout=budget.remaining())
-        except TimeoutError:
-            raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") from None
-        except regex.error:
-            return None
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in parts))
+        found = None
+        # from where the overlap could begin first (repeated text has earlier copies),
+        # then from the previous chunk's start
+        froms = [max(spans[-1][0] + 1, spans[-1][1] - reach), spans[-1][0] + 1] if spans else [0]
+        for cursor in froms:
+            try:
+                found = pattern.search(text, cursor, timeout=budget.remaining())
+            except TimeoutError:
+                raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") \
+                    from None
+            if found is not None:
+                break
         if found is None:
             return None
         spans.append((found.start(), found.end()))
-        cursor = found.start() + 1
+    if gaps(text, spans):  # repeated text: an earlier copy was taken; place from the end
+        return _rejoined_backward(text, pieces, separator, sep, reach)
     return spans
+
+
+def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
+                       reach: int) -> list[tuple[int, int]] | None:
+    """:func:`_rejoined_spans` from the last chunk back: the last at the last copy,
+    each one before at the last copy that ends where the next one begins, or
+    within its overlap. None when some chunk has none such or text is left out."""
+    import regex
+
+    from .. import budget
+
+    out: list[tuple[int, int]] = []
+    for piece in reversed(pieces):
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in piece.split(separator)))
+        try:
+            if not out:  # the last chunk: the last copy
+                found = regex.compile(pattern.pattern, flags=regex.REVERSE).search(
+                    text, timeout=budget.remaining())
+                if found is None:
+                    return None
+                out.append((found.start(), found.end()))
+                continue
+            nxt = out[-1][0]
+            ws = nxt
+            while ws > 0 and text[ws - 1].isspace():
+                ws -= 1
+            # the copy that reaches the next chunk with the least overlap
+            best: tuple[int, int] | None = None
+            lo = max(0, ws - 2 * len(piece) - reach)
+            for m in pattern.finditer(text, lo, min(len(text), nxt + reach),
+                                      overlapped=True, timeout=budget.remaining()):
+                if m.start() < nxt and m.end() >= ws and (best is None or m.end() < best[1]):
+                    best = (m.start(), m.end())
+        except TimeoutError:
+            raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") from None
+        if best is None:
+            return None
+        out.append(best)
+    out.reverse()
+    return None if gaps(text, out) else out
 
 
 def _preview(s: str, n: int = 60) -> str:
