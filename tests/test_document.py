@@ -23,7 +23,8 @@ def reference_position(text: str, offset: int, encoding: str) -> tuple[int, int]
         offset -= 1  # inside a CRLF: the end of the line's content
     prefix = text[:offset]
     breaks = list(re.finditer(r"\r\n|\r|\n", prefix))
-    column = prefix[breaks[-1].end():] if breaks else prefix
+    column = prefix[breaks[-1].end():] if breaks else prefix.removeprefix("\ufeff")
+    # (a leading BOM is no column: editors neither show nor count it)
     codec, width = CODECS[encoding]
     return len(breaks), len(column.encode(codec, "surrogatepass")) // width
 
@@ -211,6 +212,9 @@ def test_offset_position_round_trip(text):
             previous = (p.line, p.character)
             inside_crlf = 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n"
             back = doc.position_to_offset(p.line, p.character, enc)
+            if offset == 0 and text.startswith("\ufeff"):
+                assert back == 1  # the first column is after the BOM
+                continue
             assert back == (offset - 1 if inside_crlf else offset)
 
 
@@ -262,17 +266,26 @@ def test_load_path_text_and_document(tmp_path, monkeypatch):
     assert load(py, kind="text").kind == "text"
 
 
-def test_a_file_with_a_bom_loads_without_it(tmp_path):
+def test_a_file_with_a_bom_keeps_it_and_no_column_counts_it(tmp_path):
+    """A pipeline that reads the file as UTF-8 keeps U+FEFF as its first character:
+    so does the document (offsets are the file's); an editor neither shows nor
+    counts it, so positions and columns on the first line skip it."""
     path = tmp_path / "bom.md"
     path.write_bytes("\ufeff# Tïtle\r\nbody".encode("utf-8"))
     doc = load(path)
-    assert doc.text == "# Tïtle\r\nbody"
+    assert doc.text == "\ufeff# Tïtle\r\nbody"
     assert doc.offset_to_position(0, "utf-8") == Position(0, 0)
-    assert doc.offset_to_position(4, "utf-8") == Position(0, 5)
+    assert doc.offset_to_position(1, "utf-16") == Position(0, 0)
+    assert doc.offset_to_position(5, "utf-8") == Position(0, 5)
+    assert doc.position_to_offset(0, 0) == 1 and doc.position_to_offset(0, 2) == 3
+    assert doc.line_col(1) == (1, 1) and doc.line_col(3) == (1, 3)
     assert doc.line_col(doc.text.index("body")) == (2, 1)
-    # a text given directly also loses a leading BOM; a Document keeps it
-    assert load("\ufeff# x\n").text == "# x\n"
+    assert load("\ufeff# x\n").text == "\ufeff# x\n"
     assert Document("\ufeff# x\n").text == "\ufeff# x\n"
+    from chunkseam.structure import parse_blocks
+
+    heading = parse_blocks(doc.text)[0]  # the heading after the BOM is still one
+    assert heading.kind == "heading", heading
 
 
 def test_unreadable_files_raise(tmp_path):

@@ -162,7 +162,7 @@ def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
     name = getattr(args, "stdin_filename", None) or "-"
     try:
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-        return name, decode_source(data)
+        return name, decode_source(data, keep_bom=True)
     except SourceError as exc:
         raise UsageError(error_line(name, str(exc))) from None
     except OSError as exc:
@@ -566,7 +566,7 @@ def lint_cached(item: tuple[str, Settings, str, str]) -> FileResult:
         hit.cached = True  # type: ignore[attr-defined]
         return hit
     try:
-        text = decode_source(data)
+        text = decode_source(data, keep_bom=True)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     result = lint_one((path, settings, text))

@@ -160,9 +160,7 @@ class Document:
         """
         p = Path(path)
         data = p.read_bytes()
-        text = data.decode("utf-8")
-        if text.startswith(_BOM):
-            text = text[1:]
+        text = data.decode("utf-8")  # a leading BOM is kept, as a pipeline reading UTF-8 does
         if kind is None and p.suffix.lower() == ".ipynb":
             # a notebook: the Markdown view of its cells (chunkseam.notebook);
             # NotebookError (a ValueError) when it is not one
@@ -334,6 +332,8 @@ class Document:
         start = self.line_starts[line]
         end = self.line_end(line)
         offset = min(offset, end) if offset > end else offset
+        if line == 0 and self.text.startswith(_BOM):  # no editor shows or counts it
+            start = min(1, offset)
         segment = self.text[start:offset]
         if encoding == "utf-32" or segment.isascii():
             return Position(line, len(segment))
@@ -353,6 +353,8 @@ class Document:
             return len(self.text)
         start = self.line_starts[line]
         end = self.line_end(line)
+        if line == 0 and self.text.startswith(_BOM):  # a BOM is no column of an editor's
+            start = min(1, end)
         if character <= 0:
             return start
         if encoding == "utf-32" or self.text[start:end].isascii():
@@ -373,7 +375,10 @@ class Document:
         the view for a notebook; :meth:`location` gives the cell)."""
         offset = self.clamp(offset)
         line = self.line_of(offset)
-        col = min(offset, self.line_end(line)) - self.line_starts[line]
+        first = self.line_starts[line]
+        if line == 0 and self.text.startswith(_BOM):  # a BOM is no column of an editor's
+            first = min(1, offset)
+        col = min(offset, self.line_end(line)) - first
         return line + 1, col + 1
 
     def location(self, offset: int) -> tuple[int | None, int, int]:
@@ -470,5 +475,4 @@ def load(source: str | Path | Document, *, kind: str | None = None) -> Document:
                 and not stripped.startswith("#")
             ):
                 raise FileNotFoundError(f"{source}: no such file")
-    text = source[1:] if source.startswith(_BOM) else source
-    return Document(text, kind=kind or "markdown")
+    return Document(source, kind=kind or "markdown")
