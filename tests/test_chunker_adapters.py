@@ -454,3 +454,33 @@ def test_semchunk_memo_lives_for_one_call_only():
     again = [(c.start, c.end, c.tokens) for c in chunker.chunk(
         Document(text, path="a.md"), get_sizer("tokens"), size=40, memoize=False)]
     assert again == first
+
+
+def test_haystack_by_words_counts_tokens_only_when_asked():
+    """split_by word/line/passage: no size in tokens to hold a chunk to, so the
+    adapter counts no chunk while chunking; a count read later is exact, and the
+    chunk pickles and compares as a plain Chunk."""
+    import pickle
+
+    need("haystack")
+    from chunkseam.chunk import Chunk
+
+    calls = []
+
+    class Counting:
+        unit, name, approximate = "tokens", "cl100k_base", False
+        encoding = TOK.encoding
+
+        def count(self, text):
+            calls.append(text)
+            return TOK.count(text)
+
+    text = "One two three four five. " * 40
+    sizer = Counting()
+    ours = chunkers.get("haystack").chunk(Document(text), sizer, size=30, overlap=5,
+                                          split_by="word")
+    assert len(ours) > 3 and calls == []
+    assert [c.tokens for c in ours] == [TOK.count(c.text) for c in ours]
+    assert len(calls) == len(ours)
+    again = pickle.loads(pickle.dumps(ours[0]))
+    assert type(again) is Chunk and again == ours[0] and again.tokens == ours[0].tokens

@@ -49,7 +49,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..chunk import Chunk
+from ..chunk import Chunk, lazy_chunk
 from ..document import Document
 from ..tokens import Sizer
 
@@ -478,7 +478,16 @@ class Adapter:
             meta["approximate"] = True
         counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
+        lazy = not self.oversize_counts(splitter, rest, sizer)
         for i, (start, end) in enumerate(spans):
+            if lazy and not (i < len(counts) and counts[i] is not None):
+                # no size in the sizer's unit to hold the chunk to: counted when asked for
+                chunk_meta = dict(meta)
+                if library_texts and library_texts[i] != text[start:end]:
+                    chunk_meta["library_text"] = library_texts[i]
+                chunks.append(lazy_chunk(start, end, i, source, sizer.count, self.name, False,
+                                         chunk_meta))
+                continue
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
                 sizer.count(source[start:end])
             chunk_meta = dict(meta)
@@ -488,6 +497,11 @@ class Adapter:
                                 oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
                                 meta=chunk_meta))
         return chunks
+
+    def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:
+        """Does :meth:`oversize` need a chunk's count? (False: chunks are counted
+        lazily, when first asked for.)"""
+        return True
 
     def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
                  sizer: Sizer | None = None) -> bool:

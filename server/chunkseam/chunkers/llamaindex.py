@@ -266,12 +266,14 @@ def _split_placed(built: Any, text: str, chunk_size: int) -> list[Piece]:
     ``x`` × 3,000 every shift of a chunk is a copy; no search can tell). The
     offsets are checked by :func:`~chunkseam.chunkers.adapter.verified_native`;
     with other LlamaIndex internals the chunks come without them (searched)."""
-    chunks = built._split_text(text, chunk_size=chunk_size)
     if not text:
-        return [Piece(t, 0, 0) for t in chunks]
-    try:
-        spans = _merge_spans(built, text, chunk_size)
+        return [Piece(t, 0, 0) for t in built._split_text(text, chunk_size=chunk_size)]
+    try:  # _split_text is _split then _merge: the splits are made once, merged twice
+        raw = built._split(text, chunk_size)
+        chunks = built._merge(raw, chunk_size)
+        spans = _merge_spans(built, text, chunk_size, raw)
     except Exception:  # other internals: the chunks are searched for instead
+        chunks = built._split_text(text, chunk_size=chunk_size)
         spans = None
     if spans is None or len(spans) != len(chunks) or any(
             text[s:e] != t for (s, e), t in zip(spans, chunks)):
@@ -279,8 +281,8 @@ def _split_placed(built: Any, text: str, chunk_size: int) -> list[Piece]:
     return [Piece(t, s, e) for (s, e), t in zip(spans, chunks)]
 
 
-def _merge_spans(built: Any, text: str, chunk_size: int) -> list[tuple[int, int]] | None:
-    raw = built._split(text, chunk_size)
+def _merge_spans(built: Any, text: str, chunk_size: int,
+                 raw: list[Any]) -> list[tuple[int, int]] | None:
     texts = [getattr(r, "text", r) for r in raw]
     if "".join(texts) != text or len(texts) > 0x10FFFF - _MARK:
         return None
@@ -292,7 +294,7 @@ def _merge_spans(built: Any, text: str, chunk_size: int) -> list[tuple[int, int]
                   for i, r in enumerate(raw)]
         merged = built._merge(marked, chunk_size)
     else:  # TokenTextSplitter: sizes from its tokenizer, the markers standing for the pieces
-        sizes = [len(built._tokenizer(t)) for t in texts]
+        sizes = [len(built._tokenizer(t)) for t in texts]  # (one count per split, as _merge)
 
         def sized(s: str) -> list[int]:
             return [0] * sum(sizes[ord(c) - _MARK] for c in s)
