@@ -13,8 +13,10 @@ cut, and chonkie's offsets drift after it): its chunks, contiguous, are then
 laid on the source's bytes, the character going whole to the chunk that holds
 its first byte (``offsets = "realigned"``). ``TokenChunker`` decodes token
 windows, so on multibyte text a chunk can hold U+FFFD and be no source span:
-that is an error unless option ``approximate = true``, which places such
-chunks approximately and marks every chunk approximate.
+each chunk is then the span of the bytes its window's tokens cover (the
+window laid out at chonkie's stride, checked against chonkie's text;
+``offsets = "token-windows"``), chonkie's own text kept in
+``meta["library_text"]``.
 
 Refused: ``tokenizer`` (chunkseam passes its own), ``rules`` (recipes are
 loaded from the hub), and the chunkers that need a model, an embedding, an

@@ -10,13 +10,25 @@ Offsets: LlamaIndex sets ``start_char_idx`` by searching each chunk's text
 from the previous chunk's start + 1, so on repeated text it gives an earlier
 copy or ``None``; its ``get_nodes_from_documents`` also prints to standard
 output, which would corrupt the language server's channel. So the splitters
-are run as ``get_nodes_from_documents`` runs them for a document without
-metadata (``TokenTextSplitter`` keeps room for the metadata format), without
-its print, and their chunks are located by chunkseam's tracked search, which
-follows the real overlap. ``MarkdownNodeParser`` cuts
-at headings without size or overlap; its node offsets are correct and are
-used after verification (the text LlamaIndex embeds is
-``"header_path: …\\n\\n" + text``: chunkseam shows the source span).
+are run as ``get_nodes_from_documents`` runs them (metadata-aware: the
+metadata's length comes out of the chunk size, see option ``reader``), without
+its print, and each chunk is placed where LlamaIndex's merge put it: the merge
+is run a second time on one marker per piece (:func:`_split_placed`), so a run
+of ``x`` × 3,000 is placed at the merge's stride, not at the first copy a
+search finds. ``MarkdownNodeParser`` cuts at headings without size or
+overlap; its node offsets are used after verification, and a heading it
+rebuilt (``#<TAB>Title`` as ``# Title``) is placed at the source line (the
+text LlamaIndex embeds is ``"header_path: …\\n\\n" + text``: chunkseam shows
+the source span).
+
+Option ``reader`` (what metadata the documents carry; ``"none"`` by default, so
+that a file gives the same chunks on every machine and in the editor, CI and
+pre-commit alike; ``"SimpleDirectoryReader"`` when the pipeline reads files
+with it — ``chunkseam init`` writes it then — or a table of keys and values)
+and ``excluded-embed-metadata-keys`` / ``excluded-llm-metadata-keys``: see
+:meth:`LlamaIndexAdapter.metadata_str`. The splitters count with chunkseam's
+encoding, special-token strings as one special token each (``allowed_special =
+"all"``), as LlamaIndex's own default tokenizer does.
 
 ``secondary_chunking_regex`` (SentenceSplitter) is a regular expression
 LlamaIndex runs with Python's ``re``, which cannot be interrupted: it is taken

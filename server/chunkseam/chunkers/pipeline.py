@@ -45,11 +45,14 @@ located in the source by a *tracked* search (:func:`locate`) — from a cursor
 that never goes back before the previous chunk's start (with overlap a chunk
 may start inside the previous one) — and never by a search from the top of
 the document, which is how LangChain's own ``add_start_index`` misplaces
-repeated text. A chunk text that is not a
-substring of the source at or after that cursor (some splitters re-join
-pieces with a separator that is not in the source, e.g. ``keep_separator =
-false`` over a run of separators) is an error naming the chunk and the
-splitter: offsets are never invented.
+repeated text. A chunk the splitter rewrote is
+placed at the source it came from, its text kept in ``meta["library_text"]``:
+``TokenTextSplitter``'s decoded token windows at the bytes their tokens cover
+(:mod:`chunkseam.chunkers.windows`), ``CharacterTextSplitter``'s pieces
+re-joined with one separator where the source has a run of them (``"\\n\\n"``
+over four newlines, ``keep_separator = false``) from the first piece to the
+last. Any other chunk text that is not in the source is an error naming the
+chunk, the splitter and the cause: offsets are never invented.
 """
 
 from __future__ import annotations
