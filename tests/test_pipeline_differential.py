@@ -110,3 +110,26 @@ def test_a_bom_is_a_character_of_the_document(files):
         "tokens", "cl100k_base"), size=case.size, overlap=case.overlap)
     assert ours[0].start == 0 and ours[0].text.startswith("\ufeff# Title")
     assert ours[0].text == case.run(bom)[0]
+
+
+def test_the_cli_reports_the_offsets_of_the_file_as_read(tmp_path):
+    """`chunks --format json` and `lint` on a file with a BOM: offsets count it (as
+    the pipeline's do), columns do not (as no editor shows it)."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "b.md"
+    path.write_bytes("\ufeffThe timeout is set to thirty seconds by default and it can be "
+                     "changed later on.\n".encode("utf-8"))
+    out = subprocess.run([sys.executable, "-m", "chunkseam", "chunks", "--chunker", "llamaindex",
+                          "--size", "16", "--overlap", "0", "--format", "json", str(path)],
+                         capture_output=True, text=True, check=True)
+    rows = json.loads(out.stdout)
+    assert rows[0]["start"] == 0 and rows[0]["text"].startswith("\ufeffThe")
+    assert (rows[0]["start_line"], rows[0]["start_column"]) == (1, 1)
+    assert rows[1]["start"] == rows[0]["end"] + 1 and rows[1]["start_column"] == rows[1]["start"]
+    lint = subprocess.run([sys.executable, "-m", "chunkseam", "lint", "--chunker", "fixed",
+                           "--unit", "chars", "--size", "20", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert f"{path}:1:20: CS002" in lint.stdout  # the cut after "set " (offset 20 with the BOM)

@@ -37,12 +37,13 @@ class SourceError(Exception):
     """A file that cannot be linted: unreadable, binary, not UTF-8 …"""
 
 
-def read_source(path: str | Path) -> str:
-    """The text of a UTF-8 file (BOM dropped), or :class:`SourceError` saying why not.
+def read_source(path: str | Path, *, keep_bom: bool = False) -> str:
+    """The text of a UTF-8 file (a leading BOM dropped unless ``keep_bom``), or
+    :class:`SourceError` saying why not.
 
     Only regular files are opened (a FIFO or a device would block or never end).
     """
-    return decode_source(read_source_bytes(path))
+    return decode_source(read_source_bytes(path), keep_bom=keep_bom)
 
 
 def read_source_bytes(path: str | Path) -> bytes:

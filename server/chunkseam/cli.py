@@ -516,7 +516,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
 
     path, settings, *given = item
     try:
-        text = given[0] if given else read_source(path)
+        text = given[0] if given else read_source(path, keep_bom=True)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     try:
@@ -843,7 +843,7 @@ def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, li
 
     path, settings = item
     try:
-        text = read_source(path)
+        text = read_source(path, keep_bom=True)  # (a fixed file keeps its BOM)
     except SourceError as exc:
         return path, None, None, [], str(exc)
     from .notebook import is_notebook
@@ -1004,7 +1004,7 @@ def _load_doc(path: str, args: argparse.Namespace | None = None, settings: Setti
         except NotebookError as exc:
             raise UsageError(error_line(name, str(exc))) from None
     try:
-        return open_document(read_source(path), path, settings)
+        return open_document(read_source(path, keep_bom=True), path, settings)
     except (SourceError, NotebookError) as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
@@ -1141,7 +1141,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     for f in disc.files:
         try:
-            doc = open_document(read_source(f), str(f), cache.settings(f))
+            doc = open_document(read_source(f, keep_bom=True), str(f), cache.settings(f))
         except (SourceError, NotebookError) as exc:
             eprint(error_line(str(f), str(exc)))
             errors += 1
