@@ -109,11 +109,16 @@ class ChonkieAdapter(Adapter):
             return spans, "realigned"
 
 
+    def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:
+        # TokenChunker's windows hold at most `size` of the sizer's own tokens: none is
+        # oversize, so no chunk needs counting to chunk (counted when asked for)
+        return not (splitter == "TokenChunker" and sizer.unit == "tokens")
+
     @staticmethod
     def _windows(text: str, pieces: list[Piece], built: Any,
                  sizer: Sizer) -> list[tuple[int, int]] | None:
         """TokenChunker's chunks as the token windows they were decoded from."""
-        from .windows import tiktoken_bytes, token_window_spans
+        from .windows import tiktoken_bytes, token_lengths, token_window_spans
 
         token_bytes = tiktoken_bytes(getattr(sizer, "encoding", None))
         if token_bytes is None or sizer.unit != "tokens":
@@ -124,7 +129,8 @@ class ChonkieAdapter(Adapter):
         except Exception:  # other chonkie internals: the verified search instead
             return None
         return token_window_spans(text, ids, token_bytes, size, overlap,
-                                  [p.text for p in pieces if p.text])
+                                  [p.text for p in pieces if p.text],
+                                  lengths=token_lengths(getattr(sizer, "encoding", None)))
 
 
 def split_characters(text: str, texts: list[str]) -> list[tuple[int, int]] | None:

@@ -385,7 +385,7 @@ def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i:
 def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
     """TokenTextSplitter's chunks as the token windows it decoded them from
     (see :mod:`chunkseam.chunkers.windows`), or None."""
-    from .windows import tiktoken_bytes, token_window_spans
+    from .windows import tiktoken_bytes, token_lengths, token_window_spans
 
     enc = getattr(splitter, "_tokenizer", None)
     token_bytes = tiktoken_bytes(enc)
@@ -397,7 +397,8 @@ def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int,
         size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
     except (AttributeError, TypeError, ValueError):
         return None
-    return token_window_spans(text, ids, token_bytes, size, overlap, pieces)
+    return token_window_spans(text, ids, token_bytes, size, overlap, pieces,
+                              lengths=token_lengths(enc))
 
 
 def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
@@ -645,12 +646,31 @@ class LangChainChunker:
                     spans = _rejoined_spans(text, pieces, splitter)
                     if spans is None:
                         raise
+            if not verified and isinstance(splitter, _module().TokenTextSplitter) and \
+                    sizer.unit == "tokens":
+                # token windows of at most `size` of the sizer's tokens: none is oversize,
+                # each is counted when asked for
+                return self._lazy_chunks(text, spans, sizer, meta, pieces)
             kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
             if not verified:
                 return self._chunks(text, kept, size, meta, pieces)
         result = kept
         doc.memo(key, lambda: result)
         return self._chunks(text, kept, size, meta)
+
+    @staticmethod
+    def _lazy_chunks(text: str, spans: list[tuple[int, int]], sizer: Sizer,
+                     meta: dict[str, Any], pieces: list[str]) -> list[Chunk]:
+        from ..chunk import lazy_chunk
+
+        same = len(pieces) == len(spans)
+        out = []
+        for i, (start, end) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:
+                chunk_meta["library_text"] = pieces[i]
+            out.append(lazy_chunk(start, end, i, text, sizer.count, name, False, chunk_meta))
+        return out
 
     @staticmethod
     def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
