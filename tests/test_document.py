@@ -23,8 +23,7 @@ def reference_position(text: str, offset: int, encoding: str) -> tuple[int, int]
         offset -= 1  # inside a CRLF: the end of the line's content
     prefix = text[:offset]
     breaks = list(re.finditer(r"\r\n|\r|\n", prefix))
-    column = prefix[breaks[-1].end():] if breaks else prefix.removeprefix("\ufeff")
-    # (a leading BOM is no column: editors neither show nor count it)
+    column = prefix[breaks[-1].end():] if breaks else prefix
     codec, width = CODECS[encoding]
     return len(breaks), len(column.encode(codec, "surrogatepass")) // width
 
@@ -212,9 +211,6 @@ def test_offset_position_round_trip(text):
             previous = (p.line, p.character)
             inside_crlf = 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n"
             back = doc.position_to_offset(p.line, p.character, enc)
-            if offset == 0 and text.startswith("\ufeff"):
-                assert back == 1  # the first column is after the BOM
-                continue
             assert back == (offset - 1 if inside_crlf else offset)
 
 
@@ -266,19 +262,18 @@ def test_load_path_text_and_document(tmp_path, monkeypatch):
     assert load(py, kind="text").kind == "text"
 
 
-def test_a_file_with_a_bom_keeps_it_and_no_column_counts_it(tmp_path):
+def test_a_file_with_a_bom_keeps_it_and_no_cli_column_counts_it(tmp_path):
     """A pipeline that reads the file as UTF-8 keeps U+FEFF as its first character:
     so does the document (offsets are the file's); an editor neither shows nor
-    counts it, so positions and columns on the first line skip it."""
+    counts it, so the command line's columns skip it. LSP positions are on the
+    text the client sent (an editor sends none), where it is a character."""
     path = tmp_path / "bom.md"
     path.write_bytes("\ufeff# Tïtle\r\nbody".encode("utf-8"))
     doc = load(path)
     assert doc.text == "\ufeff# Tïtle\r\nbody"
-    assert doc.offset_to_position(0, "utf-8") == Position(0, 0)
-    assert doc.offset_to_position(1, "utf-16") == Position(0, 0)
-    assert doc.offset_to_position(5, "utf-8") == Position(0, 5)
-    assert doc.position_to_offset(0, 0) == 1 and doc.position_to_offset(0, 2) == 3
-    assert doc.line_col(1) == (1, 1) and doc.line_col(3) == (1, 3)
+    assert doc.offset_to_position(1, "utf-16") == Position(0, 1)  # LSP: a character
+    assert doc.position_to_offset(0, 1) == 1
+    assert doc.line_col(0) == (1, 1) and doc.line_col(1) == (1, 1) and doc.line_col(3) == (1, 3)
     assert doc.line_col(doc.text.index("body")) == (2, 1)
     assert load("\ufeff# x\n").text == "\ufeff# x\n"
     assert Document("\ufeff# x\n").text == "\ufeff# x\n"

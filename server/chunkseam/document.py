@@ -332,8 +332,6 @@ class Document:
         start = self.line_starts[line]
         end = self.line_end(line)
         offset = min(offset, end) if offset > end else offset
-        if line == 0 and self.text.startswith(_BOM):  # no editor shows or counts it
-            start = min(1, offset)
         segment = self.text[start:offset]
         if encoding == "utf-32" or segment.isascii():
             return Position(line, len(segment))
@@ -353,8 +351,6 @@ class Document:
             return len(self.text)
         start = self.line_starts[line]
         end = self.line_end(line)
-        if line == 0 and self.text.startswith(_BOM):  # a BOM is no column of an editor's
-            start = min(1, end)
         if character <= 0:
             return start
         if encoding == "utf-32" or self.text[start:end].isascii():
@@ -376,7 +372,9 @@ class Document:
         offset = self.clamp(offset)
         line = self.line_of(offset)
         first = self.line_starts[line]
-        if line == 0 and self.text.startswith(_BOM):  # a BOM is no column of an editor's
+        if line == 0 and self.text.startswith(_BOM):
+            # a file's BOM is no column in an editor (LSP positions, on the text the
+            # client sent, count every character: see offset_to_position)
             first = min(1, offset)
         col = min(offset, self.line_end(line)) - first
         return line + 1, col + 1
