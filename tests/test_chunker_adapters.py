@@ -172,8 +172,9 @@ def test_chonkie_token_chunker_on_multibyte_text_is_placed_at_its_token_windows(
 def _llama_nodes(splitter, text):
     from llama_index.core import Document as LlamaDocument
 
+    doc = text if not isinstance(text, str) else LlamaDocument(text=text)
     with contextlib.redirect_stdout(io.StringIO()):  # LlamaIndex prints size warnings
-        return splitter.get_nodes_from_documents([LlamaDocument(text=text)])
+        return splitter.get_nodes_from_documents([doc])
 
 
 @pytest.mark.parametrize("cls", ["SentenceSplitter", "TokenTextSplitter"])
@@ -484,3 +485,31 @@ def test_haystack_by_words_counts_tokens_only_when_asked():
     assert len(calls) == len(ours)
     again = pickle.loads(pickle.dumps(ours[0]))
     assert type(again) is Chunk and again == ours[0] and again.tokens == ours[0].tokens
+
+
+def test_llamaindex_reader_table_and_excluded_keys_as_llamaindex_splits():
+    """option reader = a table: the metadata's length comes out of the chunk size as
+    in get_nodes_from_documents; excluded keys (kebab- or snake_case) are left out."""
+    import functools
+
+    parsers = need("llama_index.core.node_parser")
+    from llama_index.core.schema import Document as LlamaDocument
+
+    text = "# T\n\n" + "Some sentence here. " * 80 + "\n"
+    meta = {"source": "https://example.com/a/long/path/to/the/document/that/is/indexed.md",
+            "author": "someone"}
+    tokenizer = functools.partial(ENC.encode, allowed_special="all")
+    for excluded in ([], ["author", "source"]):
+        doc = LlamaDocument(text=text, metadata=meta, excluded_llm_metadata_keys=excluded,
+                            excluded_embed_metadata_keys=excluded)
+        theirs = _llama_nodes(parsers.SentenceSplitter(chunk_size=64, chunk_overlap=8,
+                                                       tokenizer=tokenizer), doc)
+        for spelling in ("excluded-llm-metadata-keys", "excluded_llm_metadata_keys"):
+            embed = spelling.replace("llm", "embed")
+            ours = run("llamaindex", text, size=64, overlap=8, reader=meta,
+                       **{spelling: excluded, embed: excluded})
+            assert [c.text for c in ours] == [n.text for n in theirs]
+    assert len(run("llamaindex", text, size=64, overlap=8, reader=meta)) > \
+        len(run("llamaindex", text, size=64, overlap=8))
+    with pytest.raises(ValueError, match="option 'reader' must be"):
+        run("llamaindex", text, size=64, overlap=8, reader="Bogus")

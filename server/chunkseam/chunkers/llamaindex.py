@@ -79,7 +79,9 @@ class LlamaIndexAdapter(Adapter):
     forbidden = {"tokenizer": _CODE, "id_func": _CODE, "chunking_tokenizer_fn": _CODE,
                  "callback_manager": _CODE}
     own_options = ("splitter", "approximate", "reader", "excluded-embed-metadata-keys",
-                   "excluded-llm-metadata-keys")
+                   "excluded-llm-metadata-keys",
+                   # (configuration files give chunker options in snake_case)
+                   "excluded_embed_metadata_keys", "excluded_llm_metadata_keys")
     untrusted = {"secondary_chunking_regex": "LlamaIndex runs it as a regular expression with "
                                              "Python's re, which cannot be interrupted"}
 
@@ -208,8 +210,10 @@ class LlamaIndexAdapter(Adapter):
         and values. ``excluded-embed-metadata-keys`` / ``excluded-llm-metadata-keys``
         replace the excluded keys."""
         reader = options.get("reader", "none")
-        embed_ex = options.get("excluded-embed-metadata-keys")
-        llm_ex = options.get("excluded-llm-metadata-keys")
+        embed_ex = options.get("excluded-embed-metadata-keys",
+                               options.get("excluded_embed_metadata_keys"))
+        llm_ex = options.get("excluded-llm-metadata-keys",
+                             options.get("excluded_llm_metadata_keys"))
         for key, value in (("excluded-embed-metadata-keys", embed_ex),
                            ("excluded-llm-metadata-keys", llm_ex)):
             if value is not None and not (isinstance(value, list)
