@@ -12,7 +12,9 @@ tracked search) and the ``Chunk`` objects with their token counts.
 Passes are interleaved (library, adapter, library, adapter …), the garbage
 collector is paused during each, each pass starts with a fresh sizer (empty
 count cache), and the best of ``--repeat`` is kept. Printed: CPU seconds per
-pass, MB/s and the ratio adapter / library (target <= 1.3x).
+pass, MB/s and the ratio adapter / library (target <= 1.3x), per adapter and
+per splitter (Haystack by word, passage and line; the token-window splitters;
+CharacterTextSplitter).
 
     python benchmarks/bench_adapters.py [--repeat 3] [--files 60] [--only semchunk,chonkie]
 """
@@ -99,8 +101,74 @@ def cases(enc: Any) -> dict[str, tuple[Callable[[], Callable[[str], Any]], str, 
     except ImportError:
         pass
     try:
+        from haystack import Document as HD
+        from haystack.components.preprocessors import DocumentSplitter
+
+        def make_haystack_by(unit: str, length: int, overlap: int):
+            def make():
+                ds = DocumentSplitter(split_by=unit, split_length=length, split_overlap=overlap)
+                ds.warm_up()
+                return lambda t: ds.run([HD(content=t)])
+            return make
+
+        out["haystack-word"] = (make_haystack_by("word", 200, 20), "haystack",
+                                {"split_by": "word", "size": 200, "overlap": 20})
+        out["haystack-passage"] = (make_haystack_by("passage", 3, 0), "haystack",
+                                   {"split_by": "passage", "size": 3, "overlap": 0})
+        out["haystack-line"] = (make_haystack_by("line", 20, 2), "haystack",
+                                {"split_by": "line", "size": 20, "overlap": 2})
+    except ImportError:
+        pass
+    try:
+        from chonkie import TokenChunker
+
+        out["chonkie-token"] = (lambda: TokenChunker(tokenizer=enc, chunk_size=SIZE,
+                                                     chunk_overlap=OVERLAP).chunk,
+                                "chonkie", {"splitter": "TokenChunker"})
+    except ImportError:
+        pass
+    try:
+        from llama_index.core.node_parser import TokenTextSplitter as LlamaTokens
+
+        out["llamaindex-token"] = (lambda: LlamaTokens(chunk_size=SIZE, chunk_overlap=OVERLAP,
+                                                       tokenizer=enc.encode).split_text,
+                                   "llamaindex", {"splitter": "TokenTextSplitter"})
+    except ImportError:
+        pass
+    try:
         import tiktoken
-        from langchain_text_splitters import RecursiveCharacterTextSplitter
+        from langchain_text_splitters import (
+            CharacterTextSplitter,
+            RecursiveCharacterTextSplitter,
+            TokenTextSplitter,
+        )
+
+        out["langchain-character"] = (
+            lambda: CharacterTextSplitter(chunk_size=1000, chunk_overlap=100).split_text,
+            "langchain", {"splitter": "CharacterTextSplitter", "unit": "chars", "size": 1000,
+                          "overlap": 100})
+
+        def make_langchain_tokens():
+            return TokenTextSplitter(encoding_name=enc.name, chunk_size=SIZE,
+                                     chunk_overlap=OVERLAP).split_text
+
+        real_get = tiktoken.get_encoding
+        tiktoken.get_encoding = lambda name: enc if name == enc.name else real_get(name)
+        try:
+            make_langchain_tokens()  # (TokenTextSplitter keeps the Encoding it was given)
+        finally:
+            tiktoken.get_encoding = real_get
+
+        def make_langchain_token_splitter():
+            real = tiktoken.get_encoding
+            tiktoken.get_encoding = lambda name: enc if name == enc.name else real(name)
+            try:
+                return make_langchain_tokens()
+            finally:
+                tiktoken.get_encoding = real
+
+        out["langchain-token"] = (make_langchain_token_splitter, "langchain",
+                                  {"splitter": "TokenTextSplitter"})
 
         def make_langchain():
             real = tiktoken.get_encoding
@@ -152,7 +220,10 @@ def main() -> None:
     worst = 0.0
     for name in names:
         library, adapter_name, options = table[name]
+        options = dict(options)
         overlap = options.pop("overlap", OVERLAP)
+        size = options.pop("size", SIZE)
+        unit = options.pop("unit", "tokens")
         adapter = chunkers.get(adapter_name)
         docs = [Document(t) for t in texts]
         best_lib = best_ad = float("inf")
@@ -160,9 +231,14 @@ def main() -> None:
             split = make()
             return [split(t) for t in texts]
 
-        def run_adapter(adapter=adapter, docs=docs, overlap=overlap, options=options):
+        def run_adapter(adapter=adapter, docs=docs, overlap=overlap, options=options,
+                        size=size, unit=unit):
             sizer = fresh_sizer()  # the adapter builds its splitter anew for a new sizer
-            return [adapter.chunk(d, sizer, size=SIZE, overlap=overlap, **options) for d in docs]
+            if unit == "chars":
+                from chunkseam.tokens import get_sizer
+
+                sizer = get_sizer("chars")
+            return [adapter.chunk(d, sizer, size=size, overlap=overlap, **options) for d in docs]
 
         for _ in range(args.repeat):
             best_lib = min(best_lib, timed(run_library))

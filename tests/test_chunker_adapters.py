@@ -131,10 +131,11 @@ def test_chonkie_differential(cls):
         theirs = getattr(chonkie, cls)(tokenizer=ENC, chunk_size=SIZE, **kwargs).chunk(text)
         if any("\ufffd" in c.text and "\ufffd" not in text for c in theirs):
             # token windows cut inside multibyte characters (a corpus file in Chinese):
-            # no true spans exist, which is an error unless approximate = true
+            # each chunk is the span its tokens' bytes cover, chonkie's text alongside
             assert cls == "TokenChunker"
-            with pytest.raises(ValueError, match="not a span of the source"):
-                run("chonkie", text, overlap=overlap, splitter=cls)
+            ours = run("chonkie", text, overlap=overlap, splitter=cls)
+            assert [c.meta.get("library_text", c.text) for c in ours] == [c.text for c in theirs]
+            assert all(c.meta["offsets"] == "token-windows" for c in ours)
             continue
         ours = run("chonkie", text, overlap=overlap, splitter=cls)
         assert [c.text for c in ours] == [c.text for c in theirs], (path, cls)
@@ -144,20 +145,25 @@ def test_chonkie_differential(cls):
 MULTIBYTE = "Übersicht — 日本語のテキスト、絵文字 🎉🚀 und Umlaute äöü. " * 40
 
 
-def test_chonkie_token_chunker_on_multibyte_text_is_an_error_or_explicitly_approximate():
+def test_chonkie_token_chunker_on_multibyte_text_is_placed_at_its_token_windows():
     chonkie = need("chonkie")
     theirs = chonkie.TokenChunker(tokenizer=ENC, chunk_size=32, chunk_overlap=4).chunk(MULTIBYTE)
     broken = [c for c in theirs if "\ufffd" in c.text]
     assert broken, "chonkie's token windows split multibyte characters"
     assert any(MULTIBYTE[c.start_index:c.end_index] != c.text for c in theirs)
     name = chunkers.get("chonkie")
-    with pytest.raises(ValueError, match="not a span of the source.*approximate = true"):
-        name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker")
+    ours = name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker")
+    assert [c.meta.get("library_text", c.text) for c in ours] == [c.text for c in theirs]
+    ids = ENC.encode(MULTIBYTE)
+    for i, c in enumerate(ours):  # the bytes of tokens 28*i .. 28*i+32, whole characters
+        window = ENC.decode_bytes(ids[28 * i: 28 * i + 32])
+        assert window.decode("utf-8", "ignore") in c.text.encode("utf-8").decode("utf-8")
+        assert len(c.text.encode("utf-8")) - len(window) < 8  # at most a character each side
+        assert ("library_text" in c.meta) == ("\ufffd" in theirs[i].text)
+    assert all(not c.approximate for c in ours)
     approx = name.chunk(Document(MULTIBYTE), TOK, size=32, overlap=4, splitter="TokenChunker",
-                        approximate=True)
-    assert len(approx) == len(theirs)
-    assert all(c.approximate and c.to_dict()["approximate"] is True for c in approx)
-    assert all(c.meta["offsets"] == "approximate" for c in approx)
+                        approximate=True)  # nothing left to approximate
+    assert [(c.start, c.end) for c in approx] == [(c.start, c.end) for c in ours]
     assert [c.start for c in approx] == sorted(c.start for c in approx)
 
 
@@ -166,8 +172,9 @@ def test_chonkie_token_chunker_on_multibyte_text_is_an_error_or_explicitly_appro
 def _llama_nodes(splitter, text):
     from llama_index.core import Document as LlamaDocument
 
+    doc = text if not isinstance(text, str) else LlamaDocument(text=text)
     with contextlib.redirect_stdout(io.StringIO()):  # LlamaIndex prints size warnings
-        return splitter.get_nodes_from_documents([LlamaDocument(text=text)])
+        return splitter.get_nodes_from_documents([doc])
 
 
 @pytest.mark.parametrize("cls", ["SentenceSplitter", "TokenTextSplitter"])
@@ -179,7 +186,7 @@ def test_llamaindex_differential(cls):
                                                    tokenizer=ENC.encode), text)
         ours = run("llamaindex", text, splitter=cls)
         assert [c.text for c in ours] == [n.text for n in nodes], (path, cls)
-        assert all(c.meta["offsets"] == "tracked" for c in ours)
+        assert all(c.meta["offsets"] == "native" for c in ours)  # placed by the merge
 
 
 @pytest.mark.parametrize("cls", ["SentenceSplitter", "TokenTextSplitter"])
@@ -448,3 +455,61 @@ def test_semchunk_memo_lives_for_one_call_only():
     again = [(c.start, c.end, c.tokens) for c in chunker.chunk(
         Document(text, path="a.md"), get_sizer("tokens"), size=40, memoize=False)]
     assert again == first
+
+
+def test_haystack_by_words_counts_tokens_only_when_asked():
+    """split_by word/line/passage: no size in tokens to hold a chunk to, so the
+    adapter counts no chunk while chunking; a count read later is exact, and the
+    chunk pickles and compares as a plain Chunk."""
+    import pickle
+
+    need("haystack")
+    from chunkseam.chunk import Chunk
+
+    calls = []
+
+    class Counting:
+        unit, name, approximate = "tokens", "cl100k_base", False
+        encoding = TOK.encoding
+
+        def count(self, text):
+            calls.append(text)
+            return TOK.count(text)
+
+    text = "One two three four five. " * 40
+    sizer = Counting()
+    ours = chunkers.get("haystack").chunk(Document(text), sizer, size=30, overlap=5,
+                                          split_by="word")
+    assert len(ours) > 3 and calls == []
+    assert [c.tokens for c in ours] == [TOK.count(c.text) for c in ours]
+    assert len(calls) == len(ours)
+    again = pickle.loads(pickle.dumps(ours[0]))
+    assert type(again) is Chunk and again == ours[0] and again.tokens == ours[0].tokens
+
+
+def test_llamaindex_reader_table_and_excluded_keys_as_llamaindex_splits():
+    """option reader = a table: the metadata's length comes out of the chunk size as
+    in get_nodes_from_documents; excluded keys (kebab- or snake_case) are left out."""
+    import functools
+
+    parsers = need("llama_index.core.node_parser")
+    from llama_index.core.schema import Document as LlamaDocument
+
+    text = "# T\n\n" + "Some sentence here. " * 80 + "\n"
+    meta = {"source": "https://example.com/a/long/path/to/the/document/that/is/indexed.md",
+            "author": "someone"}
+    tokenizer = functools.partial(ENC.encode, allowed_special="all")
+    for excluded in ([], ["author", "source"]):
+        doc = LlamaDocument(text=text, metadata=meta, excluded_llm_metadata_keys=excluded,
+                            excluded_embed_metadata_keys=excluded)
+        theirs = _llama_nodes(parsers.SentenceSplitter(chunk_size=64, chunk_overlap=8,
+                                                       tokenizer=tokenizer), doc)
+        for spelling in ("excluded-llm-metadata-keys", "excluded_llm_metadata_keys"):
+            embed = spelling.replace("llm", "embed")
+            ours = run("llamaindex", text, size=64, overlap=8, reader=meta,
+                       **{spelling: excluded, embed: excluded})
+            assert [c.text for c in ours] == [n.text for n in theirs]
+    assert len(run("llamaindex", text, size=64, overlap=8, reader=meta)) > \
+        len(run("llamaindex", text, size=64, overlap=8))
+    with pytest.raises(ValueError, match="option 'reader' must be"):
+        run("llamaindex", text, size=64, overlap=8, reader="Bogus")

@@ -183,14 +183,21 @@ def test_locate_prefers_the_copy_that_follows_the_previous_chunk():
         pipeline.locate("b then a", ["a", "b"], CHARS, splitter="Foo")
 
 
-def test_rejoined_text_that_is_not_in_the_source_is_an_error():
+def test_rejoined_text_is_placed_at_the_pieces_it_joined():
     text = "alpha beta\n\n\n\ngamma delta\n\nepsilon"
     # CharacterTextSplitter drops separators (keep_separator=False) and re-joins
-    # "alpha beta" and "gamma delta" with one "\n\n": not a span of the source
-    assert lts.CharacterTextSplitter(chunk_size=25, chunk_overlap=0).split_text(text)[0] == (
-        "alpha beta\n\ngamma delta")
-    with pytest.raises(ValueError, match=r"chunk 0 of CharacterTextSplitter is not a span"):
-        LC.chunk(Document(text), CHARS, size=25, splitter="CharacterTextSplitter")
+    # "alpha beta" and "gamma delta" with one "\n\n": not a span of the source, but
+    # it comes from one, from its first piece to its last
+    theirs = lts.CharacterTextSplitter(chunk_size=25, chunk_overlap=0).split_text(text)
+    assert theirs[0] == "alpha beta\n\ngamma delta"
+    ours = LC.chunk(Document(text), CHARS, size=25, splitter="CharacterTextSplitter")
+    assert [(c.start, c.end) for c in ours] == [(0, 25), (27, 34)]
+    assert ours[0].text == "alpha beta\n\n\n\ngamma delta"
+    assert ours[0].meta["library_text"] == theirs[0]
+    assert "library_text" not in ours[1].meta and ours[1].text == theirs[1] == "epsilon"
+    # a chunk that is no rewriting of the source is still an error, never invented
+    with pytest.raises(ValueError, match=r"chunk 1 of Foo is not a span"):
+        pipeline.locate("b then a", ["a", "c"], CHARS, splitter="Foo")
 
 
 @pytest.mark.parametrize("name", ["NoSuchSplitter", "os.system", "this.x",

@@ -262,17 +262,25 @@ def test_load_path_text_and_document(tmp_path, monkeypatch):
     assert load(py, kind="text").kind == "text"
 
 
-def test_a_file_with_a_bom_loads_without_it(tmp_path):
+def test_a_file_with_a_bom_keeps_it_and_no_cli_column_counts_it(tmp_path):
+    """A pipeline that reads the file as UTF-8 keeps U+FEFF as its first character:
+    so does the document (offsets are the file's); an editor neither shows nor
+    counts it, so the command line's columns skip it. LSP positions are on the
+    text the client sent (an editor sends none), where it is a character."""
     path = tmp_path / "bom.md"
     path.write_bytes("\ufeff# Tïtle\r\nbody".encode("utf-8"))
     doc = load(path)
-    assert doc.text == "# Tïtle\r\nbody"
-    assert doc.offset_to_position(0, "utf-8") == Position(0, 0)
-    assert doc.offset_to_position(4, "utf-8") == Position(0, 5)
+    assert doc.text == "\ufeff# Tïtle\r\nbody"
+    assert doc.offset_to_position(1, "utf-16") == Position(0, 1)  # LSP: a character
+    assert doc.position_to_offset(0, 1) == 1
+    assert doc.line_col(0) == (1, 1) and doc.line_col(1) == (1, 1) and doc.line_col(3) == (1, 3)
     assert doc.line_col(doc.text.index("body")) == (2, 1)
-    # a text given directly also loses a leading BOM; a Document keeps it
-    assert load("\ufeff# x\n").text == "# x\n"
+    assert load("\ufeff# x\n").text == "\ufeff# x\n"
     assert Document("\ufeff# x\n").text == "\ufeff# x\n"
+    from chunkseam.structure import parse_blocks
+
+    heading = parse_blocks(doc.text)[0]  # the heading after the BOM is still one
+    assert heading.kind == "heading", heading
 
 
 def test_unreadable_files_raise(tmp_path):

@@ -233,6 +233,7 @@ def test_an_encoding_sharing_a_file_builds_offline(env, no_network):
 def test_other_encodings_come_from_the_cache(env, monkeypatch, tmp_path, no_network):
     """p50k_base is not bundled; a verified cache file is used (the hash
     check is what is exercised: a wrong file is refused, naming it)."""
+    monkeypatch.setattr(tokens, "_package_file", lambda *a: None)  # no openai-whisper copy
     ref = tokens.encoding_spec("p50k_base").files[0]
     bad = env / ref.cache_key
     bad.write_bytes(cl100k_bytes())
@@ -452,3 +453,34 @@ def test_sizers_follow_the_protocol():
     assert isinstance(CharSizer(), Sizer)
     assert get_sizer("chars") is get_sizer("chars")
     assert get_sizer("chars").count("🧑‍💻") == 3
+
+
+def test_gpt2_r50k_p50k_offline_from_openai_whisper_copy(tmp_path, monkeypatch):
+    """openai-whisper ships r50k_base.tiktoken (as whisper/assets/gpt2.tiktoken):
+    r50k_base is read from it, p50k_base made from it and gpt2 given its ranks,
+    each checked against tiktoken's sha256 — offline, with an empty cache."""
+    import importlib.util
+
+    if importlib.util.find_spec("whisper") is None:
+        pytest.skip("openai-whisper is not installed (pip install --no-deps openai-whisper)")
+    from chunkseam import tokens as t
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # nothing cached
+    t._encodings.clear()
+    try:
+        r50k = t.get_encoding("r50k_base")
+        p50k = t.get_encoding("p50k_base")
+        gpt2 = t.get_encoding("gpt2")
+        # the file p50k_base is made of has the sha256 tiktoken expects
+        source, data = t.resolve_encoding_file("p50k_base")
+        assert t._sha256(data) == t.encoding_spec("p50k_base").files[0].sha256
+        assert "whisper" in source
+        text = "hello    world <|endoftext|>"
+        assert gpt2.encode(text, allowed_special="all") == [31373, 220, 220, 220, 995, 220,
+                                                             50256]
+        assert r50k.encode_ordinary(text) == gpt2.encode_ordinary(text)
+        assert p50k.encode_ordinary("hello    world") == [31373, 50258, 995]  # 4 spaces
+        assert (r50k.n_vocab, p50k.n_vocab, gpt2.n_vocab) == (50257, 50281, 50257)
+        assert t.get_sizer("tokens", "gpt2").count("hello world") == 2
+    finally:
+        t._encodings.clear()

@@ -42,13 +42,16 @@ class SourceError(Exception):
 PROJECT_ROOT: Any = object()
 
 
-def read_source(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> str:
-    """The text of a UTF-8 file (BOM dropped), or :class:`SourceError` saying why not.
+def read_source(
+    path: str | Path, root: str | Path | None = PROJECT_ROOT, *, keep_bom: bool = False
+) -> str:
+    """The text of a UTF-8 file (a leading BOM dropped unless ``keep_bom``), or
+    :class:`SourceError` saying why not.
 
     Only regular files are opened (a FIFO or a device would block or never end), and no
     symbolic link that leaves ``root`` is followed (see :func:`read_source_bytes`).
     """
-    return decode_source(read_source_bytes(path, root))
+    return decode_source(read_source_bytes(path, root), keep_bom=keep_bom)
 
 
 def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> bytes:
@@ -86,8 +89,10 @@ def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) 
     return data
 
 
-def decode_source(data: bytes) -> str:
-    """The text of a file's bytes (UTF-8, BOM dropped), or :class:`SourceError` saying why not."""
+def decode_source(data: bytes, *, keep_bom: bool = False) -> str:
+    """The text of a file's bytes (UTF-8; a leading BOM dropped unless ``keep_bom``:
+    a pipeline that reads the file as UTF-8 keeps it as U+FEFF, and ``lint`` reports
+    the offsets of the file as read), or :class:`SourceError` saying why not."""
     if b"\x00" in data[:8192]:
         raise SourceError(_nul_reason(data))
     try:
@@ -96,7 +101,7 @@ def decode_source(data: bytes) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise SourceError(f"not UTF-8: invalid byte 0x{data[exc.start]:02x} at byte {exc.start} "
                           f"(line {line}), skipped") from None
-    return text[1:] if text.startswith("\ufeff") else text
+    return text[1:] if text.startswith("\ufeff") and not keep_bom else text
 
 
 def _nul_reason(data: bytes) -> str:

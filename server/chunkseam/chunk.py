@@ -58,6 +58,50 @@ class Chunk:
         return out
 
 
+class LazyChunk(Chunk):
+    """A :class:`Chunk` whose ``tokens`` are counted when first read (a pipeline
+    adapter whose size is not in tokens — Haystack by words, lines, passages —
+    needs no count to chunk). Pickled, copied and compared as a plain Chunk."""
+
+    @property  # type: ignore[override]
+    def tokens(self) -> int:  # noqa: D102
+        d = self.__dict__
+        n = d.get("_tokens")
+        if n is None:
+            n = d["_tokens"] = d["_count"](self.source[self.start:self.end])
+        return n
+
+    @tokens.setter
+    def tokens(self, value: int) -> None:
+        self.__dict__["_tokens"] = value
+
+    def _key(self) -> tuple:
+        return (self.start, self.end, self.index, self.tokens, self.strategy, self.heading_path,
+                self.oversize)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Chunk):
+            return self._key() == (other.start, other.end, other.index, other.tokens,
+                                   other.strategy, other.heading_path, other.oversize)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple:
+        return (Chunk, (self.start, self.end, self.index, self.source, self.tokens,
+                        self.strategy, self.heading_path, self.oversize, self.meta))
+
+
+def lazy_chunk(start: int, end: int, index: int, source: str, count: Any, strategy: str,
+               oversize: bool, meta: dict[str, Any]) -> Chunk:
+    """A chunk whose token count ``count(text)`` is taken when first asked for."""
+    chunk = _new(LazyChunk)
+    chunk.__dict__.update(start=start, end=end, index=index, source=source, _count=count,
+                          strategy=strategy, heading_path=(), oversize=oversize, meta=meta)
+    return chunk
+
+
 _new = object.__new__
 
 

@@ -162,7 +162,7 @@ def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
     name = getattr(args, "stdin_filename", None) or "-"
     try:
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-        return name, decode_source(data)
+        return name, decode_source(data, keep_bom=True)
     except SourceError as exc:
         raise UsageError(error_line(name, str(exc))) from None
     except OSError as exc:
@@ -537,7 +537,7 @@ def lint_one(item: tuple[str, Settings]) -> FileResult:
 
     path, settings, *given = item
     try:
-        text = given[0] if given else read_source(path)
+        text = given[0] if given else read_source(path, keep_bom=True)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     try:
@@ -587,7 +587,7 @@ def lint_cached(item: tuple[str, Settings, str, str]) -> FileResult:
         hit.cached = True  # type: ignore[attr-defined]
         return hit
     try:
-        text = decode_source(data)
+        text = decode_source(data, keep_bom=True)
     except SourceError as exc:
         return FileResult(path=path, error=str(exc))
     result = lint_one((path, settings, text))
@@ -864,7 +864,7 @@ def fix_one(item: tuple[str, Settings]) -> tuple[str, str | None, str | None, li
 
     path, settings = item
     try:
-        text = read_source(path)
+        text = read_source(path, keep_bom=True)  # (a fixed file keeps its BOM)
     except SourceError as exc:
         return path, None, None, [], str(exc)
     from .notebook import is_notebook
@@ -1036,7 +1036,7 @@ def _load_doc(path: str, args: argparse.Namespace | None = None, settings: Setti
         except NotebookError as exc:
             raise UsageError(error_line(name, str(exc))) from None
     try:
-        return open_document(read_source(path), path, settings)
+        return open_document(read_source(path, keep_bom=True), path, settings)
     except (SourceError, NotebookError) as exc:
         raise UsageError(error_line(path, str(exc))) from None
 
@@ -1178,7 +1178,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     for f in disc.files:
         try:
-            doc = open_document(read_source(f), str(f), cache.settings(f))
+            doc = open_document(read_source(f, keep_bom=True), str(f), cache.settings(f))
         except (SourceError, NotebookError) as exc:
             eprint(error_line(str(f), str(exc)))
             errors += 1
@@ -1509,9 +1509,11 @@ def cmd_init(args: argparse.Namespace) -> int:
         print(f"found {len(found)} chunking pipeline{'s' if len(found) != 1 else ''} "
               f"(read statically, nothing run):")
         for n, f in enumerate(found, 1):
-            print(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}")
+            print(init.comment_text(f"  {n}. {f.where}  {f.call}  -> chunker {f.library}"))
             for note in f.notes:
-                print(f"       note: {note}")
+                print(init.comment_text(f"       note: {note}"))
+            for why in f.refused:
+                print(init.comment_text(f"       not supported: {why}"))
         if len(found) == 1:
             pick = found[0]
         elif args.choose:
@@ -1522,6 +1524,10 @@ def cmd_init(args: argparse.Namespace) -> int:
             pick = found[_ask_number("which one does chunkseam simulate? ", len(found)) - 1]
         else:
             raise UsageError("error: several pipelines found: choose one with --choose N")
+        if pick.refused:
+            raise UsageError(init.comment_text(
+                f"error: {pick.where}: chunkseam cannot simulate this pipeline: "
+                f"{'; '.join(pick.refused)}; nothing written"))
         settings = pick.settings
         comments = [f"written by `chunkseam init` from {pick.where}: {pick.call}"]
         comments += [f"note: {n}" for n in pick.notes]
@@ -1542,7 +1548,12 @@ def cmd_init(args: argparse.Namespace) -> int:
         comments = [f"written by `chunkseam init`: {init.PRESETS[name][0]} (no pipeline found)"]
     path, table = init.target_file(root, args.config_target)
     if args.dry_run:
-        sys.stdout.write(f"# {path}\n" + init.render(settings, comments, table=table))
+        text = init.render(settings, comments, table=table)
+        try:
+            init.check(text, settings, table, path)
+        except init.InitError as exc:
+            raise UsageError(f"error: {exc}") from None
+        sys.stdout.write(f"# {init.comment_text(str(path))}\n" + text)
         return EXIT_OK
     try:
         written = init.write(root, settings, comments, prefer=args.config_target, force=args.force)

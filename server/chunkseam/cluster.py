@@ -417,7 +417,7 @@ def lint_batch(batch: list[tuple[str, str, Any, bytes | str]], index: int, out_d
             results.append(FileResult(path=path, error=data))
             continue
         try:
-            text = decode_source(data)
+            text = decode_source(data, keep_bom=True)
         except SourceError as exc:
             results.append(FileResult(path=path, error=str(exc)))
             continue

@@ -160,9 +160,7 @@ class Document:
         """
         p = Path(path)
         data = p.read_bytes()
-        text = data.decode("utf-8")
-        if text.startswith(_BOM):
-            text = text[1:]
+        text = data.decode("utf-8")  # a leading BOM is kept, as a pipeline reading UTF-8 does
         if kind is None and p.suffix.lower() == ".ipynb":
             # a notebook: the Markdown view of its cells (chunkseam.notebook);
             # NotebookError (a ValueError) when it is not one
@@ -373,7 +371,12 @@ class Document:
         the view for a notebook; :meth:`location` gives the cell)."""
         offset = self.clamp(offset)
         line = self.line_of(offset)
-        col = min(offset, self.line_end(line)) - self.line_starts[line]
+        first = self.line_starts[line]
+        if line == 0 and self.text.startswith(_BOM):
+            # a file's BOM is no column in an editor (LSP positions, on the text the
+            # client sent, count every character: see offset_to_position)
+            first = min(1, offset)
+        col = min(offset, self.line_end(line)) - first
         return line + 1, col + 1
 
     def location(self, offset: int) -> tuple[int | None, int, int]:
@@ -470,5 +473,4 @@ def load(source: str | Path | Document, *, kind: str | None = None) -> Document:
                 and not stripped.startswith("#")
             ):
                 raise FileNotFoundError(f"{source}: no such file")
-    text = source[1:] if source.startswith(_BOM) else source
-    return Document(text, kind=kind or "markdown")
+    return Document(source, kind=kind or "markdown")

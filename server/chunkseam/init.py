@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,7 @@ KNOWN: dict[str, tuple[tuple[str, ...], ...]] = {
     "SentenceChunker": (_CHONKIE,),
     "TokenChunker": (_CHONKIE,),
     "chunkerify": (_SEMCHUNK,),
+    "chunk": (_SEMCHUNK,),
     "MarkdownSplitter": (_STS,),
     "TextSplitter": (_STS,),
     "DocumentSplitter": (_HAYSTACK,),
@@ -87,6 +91,8 @@ class Finding:
     library: str  # adapter name
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: why the adapter cannot simulate this pipeline (nothing is written for it)
+    refused: list[str] = field(default_factory=list)
 
     @property
     def where(self) -> str:
@@ -113,16 +119,84 @@ def python_files(root: Path) -> list[Path]:
     return out
 
 
-class _Module:
-    """What one parsed module tells: its imports and module-level constants."""
+_LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
+#: how deep constants are followed through imports of the project's own modules
+_IMPORT_DEPTH = 4
 
-    def __init__(self, tree: ast.Module) -> None:
+
+def _literal(node: ast.AST) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except _LITERAL_ERRORS:
+        return False, None
+
+
+class _Project:
+    """The project's own modules, parsed on demand (never imported) to follow
+    constants imported from one module into another."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._modules: dict[Path, _Module | None] = {}
+
+    def module_file(self, importer: Path, module: str | None, level: int) -> Path | None:
+        """The project file a ``from module import …`` in ``importer`` names, or None."""
+        parts = module.split(".") if module else []
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = [self.root, self.root / "src"]
+            # an absolute import of the importer's own package from a nested layout
+            bases += [p for p in importer.parents if p != self.root and self.root in p.parents][:3]
+        for base in bases:
+            target = base.joinpath(*parts) if parts else base
+            for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
+                if candidate is None:
+                    continue
+                try:
+                    if candidate.is_symlink() or not candidate.is_file():
+                        continue
+                    real = candidate.resolve()
+                except (OSError, RuntimeError, ValueError):
+                    continue
+                if self.root.resolve() in real.parents:
+                    return candidate
+        return None
+
+    def module(self, path: Path, depth: int) -> _Module | None:
+        if path in self._modules:
+            return self._modules[path]
+        self._modules[path] = None  # a cycle of imports ends here
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        mod = _Module(tree, path=path, project=self, depth=depth)
+        self._modules[path] = mod
+        return mod
+
+
+class _Module:
+    """What one parsed module tells: its imports and module-level constants
+    (literals, and names imported from the project's own modules)."""
+
+    def __init__(self, tree: ast.Module, *, path: Path | None = None,
+                 project: _Project | None = None, depth: int = 0) -> None:
         self.imports: dict[str, str] = {}  # local name -> module.path.Name or module
         self.constants: dict[str, Any] = {}
+        self.parents: dict[ast.AST, ast.AST] = {}
         for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.module:
+            if isinstance(node, ast.ImportFrom):
                 for a in node.names:
-                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+                    if node.module:
+                        self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+                if project is not None and path is not None and depth < _IMPORT_DEPTH:
+                    self._import_constants(node, path, project, depth)
             elif isinstance(node, ast.Import):
                 for a in node.names:
                     self.imports[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
@@ -132,29 +206,86 @@ class _Module:
                 value = node.value
                 if value is None:
                     continue
-                try:
-                    literal = ast.literal_eval(value)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                known, literal = self.value(value)
+                if not known:
                     continue
                 for t in targets:
                     if isinstance(t, ast.Name):
                         self.constants[t.id] = literal
 
-    def value(self, node: ast.AST) -> tuple[bool, Any]:
-        """(known, value) of an argument: a literal or a module constant."""
-        if isinstance(node, ast.Name) and node.id in self.constants:
-            return True, self.constants[node.id]
-        try:
-            return True, ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    def _import_constants(self, node: ast.ImportFrom, path: Path, project: _Project,
+                          depth: int) -> None:
+        target = project.module_file(path, node.module, node.level)
+        if target is None:
+            return
+        other = project.module(target, depth + 1)
+        if other is None:
+            return
+        for a in node.names:
+            if a.name in other.constants:
+                self.constants[a.asname or a.name] = other.constants[a.name]
+
+    def link(self, tree: ast.AST) -> None:
+        """Parents of every node, to find the function a call is in."""
+        for parent in ast.walk(tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+
+    def _default(self, node: ast.Name) -> tuple[bool, Any]:
+        """A parameter of an enclosing function with a literal (or constant) default."""
+        cur: ast.AST | None = self.parents.get(node)
+        while cur is not None:
+            if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = cur.args
+                positional = [*a.posonlyargs, *a.args]
+                pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+                pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+                for arg, default in pairs:
+                    if arg.arg == node.id:
+                        return self.value(default, scope=False)
+                names = {x.arg for x in [*positional, *a.kwonlyargs]}
+                if node.id in names:
+                    return False, None  # a parameter without a default
+            cur = self.parents.get(cur)
+        return False, None
+
+    def value(self, node: ast.AST, scope: bool = True) -> tuple[bool, Any]:
+        """(known, value) of an argument: a literal, a module constant, or a
+        parameter's default of the function the call is in."""
+        if isinstance(node, ast.Name):
+            if scope:
+                known, value = self._default(node)
+                if known:
+                    return True, value
+            if node.id in self.constants:
+                return True, self.constants[node.id]
             return False, None
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = [self.value(e, scope) for e in node.elts]
+            if all(k for k, _ in items):
+                values = [v for _, v in items]
+                return True, values if isinstance(node, ast.List) else tuple(values)
+            return False, None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Add, ast.Sub,
+                                                                ast.FloorDiv)):
+            (lk, lv), (rk, rv) = self.value(node.left, scope), self.value(node.right, scope)
+            if lk and rk and all(isinstance(v, int) and not isinstance(v, bool)
+                                 and abs(v) < 10**12 for v in (lv, rv)):
+                try:
+                    return True, {ast.Mult: lambda: lv * rv, ast.Add: lambda: lv + rv,
+                                  ast.Sub: lambda: lv - rv,
+                                  ast.FloorDiv: lambda: lv // rv}[type(node.op)]()
+                except ZeroDivisionError:
+                    return False, None
+            return False, None
+        return _literal(node)
 
     def origin(self, func: ast.AST) -> tuple[str | None, str | None, str | None]:
         """(class name, module it comes from, factory method) of a call's target."""
         method = None
         if isinstance(func, ast.Attribute) and func.attr in (
                 "from_tiktoken_encoder", "from_tiktoken_model", "from_huggingface_tokenizer",
-                "from_callback", "from_recipe"):
+                "from_callback", "from_recipe", "from_defaults"):
             method = func.attr
             func = func.value
         if isinstance(func, ast.Name):
@@ -209,9 +340,35 @@ def _args(call: ast.Call, names: list[str]) -> dict[str, ast.AST]:
     return out
 
 
+def _short_repr(value: Any, n: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _tomlable(value: Any, depth: int = 0) -> tuple[bool, Any]:
+    """(ok, value as TOML can hold it): tuples become arrays; None, bytes, sets,
+    complex numbers, non-string keys and integers beyond 64 bits cannot be written."""
+    if depth > 20:
+        return False, None
+    if isinstance(value, bool) or isinstance(value, (str, float)):
+        return True, value
+    if isinstance(value, int):
+        return (-(2**63) <= value < 2**63), value
+    if isinstance(value, (list, tuple)):
+        items = [_tomlable(v, depth + 1) for v in value]
+        return all(ok for ok, _ in items), [v for _, v in items]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return False, None
+        items2 = {k: _tomlable(v, depth + 1) for k, v in value.items()}
+        return all(ok for ok, _ in items2.values()), {k: v for k, (_, v) in items2.items()}
+    return False, None
+
+
 def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
-                  mod: _Module) -> tuple[dict[str, Any], list[str]]:
+                  mod: _Module) -> tuple[dict[str, Any], list[str], list[str]]:
     notes: list[str] = []
+    refused: list[str] = []
     settings: dict[str, Any] = {"chunker": library}
     options: dict[str, Any] = {}
 
@@ -237,14 +394,17 @@ def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
             settings["unit"] = "chars"
         if cls != "RecursiveCharacterTextSplitter":
             options["splitter"] = cls
-        for key in ("separators", "keep_separator", "is_separator_regex", "strip_whitespace"):
+        for key in ("separators", "separator", "keep_separator", "is_separator_regex",
+                    "strip_whitespace", "add_start_index"):
             if key in args:
                 known, value = mod.value(args[key])
                 if known:
                     options[key] = value
     elif library == "llamaindex":
         args = _args(call, ["separator", "chunk_size", "chunk_overlap"]
-                     if cls == "SentenceSplitter" else ["chunk_size", "chunk_overlap"])
+                     if cls == "SentenceSplitter" else ["chunk_size", "chunk_overlap"]
+                     if method == "from_defaults" or cls != "TokenTextSplitter"
+                     else ["chunk_size", "chunk_overlap", "tokenizer"])
         if cls == "MarkdownNodeParser":
             settings.update(size=1024, overlap=0, unit="tokens")
         else:
@@ -256,8 +416,26 @@ def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
             notes.append("a custom tokenizer is used: set `encoding` to match it")
         if cls != "SentenceSplitter":
             options["splitter"] = cls
+        for key in ("separator", "paragraph_separator", "backup_separators",
+                    "secondary_chunking_regex", "keep_whitespaces"):
+            if key in args:
+                known, value = mod.value(args[key])
+                if known:
+                    options[key] = value
+                else:
+                    notes.append(f"{key} is not a literal or module constant: the library "
+                                 "default is assumed")
     elif library == "chonkie":
-        args = _args(call, ["tokenizer", "chunk_size"])
+        if method == "from_recipe":
+            args = _args(call, ["name", "lang", "path", "tokenizer", "chunk_size"])
+            known, recipe = mod.value(args["name"]) if "name" in args else (True, "default")
+            if recipe != "default" or "path" in args:
+                notes.append(f"the recipe {recipe!r} is not simulated: chunkseam runs "
+                             "RecursiveChunker with its default rules")
+        else:
+            args = _args(call, ["tokenizer", "chunk_size"])
+        if "tokenizer" not in args and "tokenizer_or_token_counter" in args:
+            args["tokenizer"] = args["tokenizer_or_token_counter"]  # chonkie < 1.0
         tok = get(args, "tokenizer", "character")
         settings["size"] = get(args, "chunk_size", 2048)
         settings["overlap"] = get(args, "chunk_overlap", 0) if cls != "RecursiveChunker" else 0
@@ -275,10 +453,17 @@ def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
         if cls != "RecursiveChunker":
             options["splitter"] = cls
     elif library == "semchunk":
-        args = _args(call, ["tokenizer_or_token_counter", "chunk_size"])
-        tok = get(args, "tokenizer_or_token_counter", None)
+        if cls == "chunk":  # semchunk.chunk(text, chunk_size, token_counter, overlap=…)
+            args = _args(call, ["text", "chunk_size", "token_counter"])
+            tok = get(args, "token_counter", None)
+        else:
+            args = _args(call, ["tokenizer_or_token_counter", "chunk_size"])
+            tok = get(args, "tokenizer_or_token_counter", None)
         settings["size"] = get(args, "chunk_size", 512)
-        settings["overlap"] = 0
+        settings["overlap"] = get(args, "overlap", 0) or 0
+        if isinstance(settings["overlap"], float) and isinstance(settings["size"], int):
+            settings["overlap"] = int(settings["overlap"] * settings["size"]) \
+                if settings["overlap"] < 1 else int(settings["overlap"])
         settings["unit"] = "tokens"
         enc = _encoding_of(tok)
         settings["encoding"] = enc or "cl100k_base"
@@ -314,6 +499,9 @@ def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
             args = _args(call, ["split_by", "split_length", "split_overlap"])
             by = get(args, "split_by", "word")
             options["split_by"] = by
+            if by == "sentence" or get(args, "respect_sentence_boundary", False) is True:
+                refused.append("the haystack adapter does not simulate sentence splitting "
+                               "(Haystack downloads NLTK data for it at run time)")
             if by == "token":
                 settings["encoding"] = _encoding_of(get(args, "tokenizer_encoding", "o200k_base")) \
                     or "o200k_base"
@@ -327,41 +515,125 @@ def _settings_for(library: str, cls: str, method: str | None, call: ast.Call,
         settings["size"] = get(args, "split_length", 200)
         settings["overlap"] = get(args, "split_overlap", 0)
         settings["unit"] = "chars" if options.get("split_unit") == "char" else "tokens"
+    for key, value in list(options.items()):
+        ok, clean = _tomlable(value)
+        if not ok:
+            notes.append(f"option {key} = {_short_repr(value)} is not a TOML value: left out")
+            options.pop(key)
+        else:
+            options[key] = clean
     if options:
         settings["chunker-options"] = options
     for key in ("size", "overlap"):
-        if not isinstance(settings.get(key), int) or isinstance(settings.get(key), bool):
-            notes.append(f"{key} {settings.get(key)!r} is not an integer: left out")
+        value = settings.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0 or value > 10**9:
+            notes.append(f"{key} {_short_repr(value)} is not a usable integer: left out")
             settings.pop(key, None)
-    return settings, notes
+    for key in ("encoding", "unit"):
+        if key in settings and not isinstance(settings[key], str):
+            settings.pop(key)
+    return settings, notes, refused
+
+
+def _settings_assignments(tree: ast.AST, mod: _Module) -> dict[str, tuple[int, ast.AST]]:
+    """LlamaIndex's global ``Settings.chunk_size = …`` / ``Settings.chunk_overlap = …``."""
+    out: dict[str, tuple[int, ast.AST]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for t in node.targets:
+            if (isinstance(t, ast.Attribute) and t.attr in ("chunk_size", "chunk_overlap")
+                    and isinstance(t.value, ast.Name)):
+                full = mod.imports.get(t.value.id, "")
+                if full.startswith("llama_index") and full.endswith(".Settings"):
+                    out[t.attr] = (node.lineno, node.value)
+    return out
+
+
+def _uses(tree: ast.AST, mod: _Module, name: str, prefixes: tuple[str, ...]) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            cls, module, _ = mod.origin(node.func)
+            if cls == name and module and any(module == p or module.startswith(p + ".")
+                                              for p in prefixes):
+                return True
+    return False
 
 
 def find_pipelines(root: str | os.PathLike[str]) -> list[Finding]:
     """Every known splitter construction in the Python files under ``root``."""
     base = Path(root)
+    project = _Project(base)
     findings: list[Finding] = []
+    reader = False  # a SimpleDirectoryReader feeds LlamaIndex somewhere in the project
     for path in python_files(base):
+        mod = project.module(path, 0)
+        if mod is None:
+            continue
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
             source = path.read_text(encoding="utf-8", errors="replace")
             tree = ast.parse(source, filename=str(path))
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        mod = _Module(tree)
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
+        mod.link(tree)
+        rel = path.relative_to(base).as_posix()
+        reader = reader or _uses(tree, mod, "SimpleDirectoryReader", _LLAMA)
+        made: dict[str, Finding] = {}  # variable -> the finding of the splitter it holds
+        calls: list[ast.Call] = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        for node in calls:
             cls, module, method = mod.origin(node.func)
             if cls is None or cls not in KNOWN:
                 continue
             library = _library(cls, module)
-            if library is None:
+            if library is None or (method == "from_defaults" and library != "llamaindex"):
                 continue
-            settings, notes = _settings_for(library, cls, method, node, mod)
-            rel = path.relative_to(base).as_posix()
-            findings.append(Finding(rel, node.lineno, _shorten(source, node), library, settings,
-                                    notes))
+            settings, notes, refused = _settings_for(library, cls, method, node, mod)
+            finding = Finding(rel, node.lineno, _shorten(source, node), library, settings,
+                              notes, refused)
+            findings.append(finding)
+            parent = mod.parents.get(node)
+            if isinstance(parent, ast.Assign):
+                for t in parent.targets:
+                    if isinstance(t, ast.Name):
+                        made[t.id] = finding
+        for node in calls:  # semchunk: chunker(texts, overlap=…) sets the overlap at call time
+            if isinstance(node.func, ast.Name) and node.func.id in made:
+                finding = made[node.func.id]
+                if finding.library != "semchunk":
+                    continue
+                for kw in node.keywords:
+                    if kw.arg != "overlap":
+                        continue
+                    known, value = mod.value(kw.value)
+                    size = finding.settings.get("size")
+                    if known and isinstance(value, float) and 0 < value < 1 and \
+                            isinstance(size, int):
+                        value = int(value * size)
+                    if known and isinstance(value, int) and not isinstance(value, bool) \
+                            and 0 <= value < 10**9:
+                        finding.settings["overlap"] = value
+                        finding.notes.append(f"overlap {value} from the call at line "
+                                             f"{node.lineno}")
+                    else:
+                        finding.notes.append(f"the overlap of the call at line {node.lineno} "
+                                             "is not a literal or module constant: left out")
+        assigned = _settings_assignments(tree, mod)
+        if "chunk_size" in assigned:  # LlamaIndex's default SentenceSplitter, sized globally
+            line, value_node = assigned["chunk_size"]
+            fake = ast.Call(func=ast.Name("SentenceSplitter"), args=[], keywords=[
+                ast.keyword(arg=k, value=v) for k, (_, v) in assigned.items()])
+            settings, notes, refused = _settings_for("llamaindex", "SentenceSplitter", None,
+                                                     fake, mod)
+            findings.append(Finding(rel, line,
+                                    f"Settings.chunk_size = {_shorten(source, value_node, 60)}",
+                                    "llamaindex", settings, notes, refused))
+    if reader:
+        for f in findings:
+            if f.library == "llamaindex" and \
+                    f.settings.get("chunker-options", {}).get("splitter") != "MarkdownNodeParser":
+                f.settings.setdefault("chunker-options", {})["reader"] = "SimpleDirectoryReader"
+                f.notes.append("documents are read by SimpleDirectoryReader: its file metadata "
+                               "is simulated (reader = \"SimpleDirectoryReader\")")
     return findings
 
 
@@ -373,28 +645,26 @@ def distinct(findings: list[Finding]) -> list[Finding]:
     return list(seen.values())
 
 
-def _toml_value(value: Any) -> str:
-    from .config import _toml_repr
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\x80-\x9f\u2028\u2029]")
 
-    return _toml_repr(value)
+
+def comment_text(text: str) -> str:
+    """``text`` made safe for one TOML comment line: control characters (a file
+    name may hold a newline) are written as escapes, never as themselves."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def render(settings: dict[str, Any], comments: list[str], *, table: str | None) -> str:
-    """The configuration text: ``[tool.chunkseam]`` (pyproject) or top-level keys."""
-    lines = [f"# {c}" for c in comments]
+    """The configuration text (TOML written by tomli-w, every value escaped):
+    ``[tool.chunkseam]`` (pyproject) or top-level keys, after the comments."""
+    import tomli_w
+
+    data: dict[str, Any] = dict(settings)
     if table:
-        lines.append(f"[{table}]")
-    options = settings.get("chunker-options")
-    for key, value in settings.items():
-        if key == "chunker-options":
-            continue
-        lines.append(f"{key} = {_toml_value(value)}")
-    if options:
-        lines.append("")
-        lines.append(f"[{table + '.' if table else ''}chunker-options]")
-        for key, value in options.items():
-            lines.append(f"{key} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
+        for part in reversed(table.split(".")):
+            data = {part: data}
+    head = "".join(f"# {comment_text(c)}\n" for c in comments)
+    return head + tomli_w.dumps(data, multiline_strings=False)
 
 
 class InitError(Exception):
@@ -406,41 +676,165 @@ def target_file(root: Path, prefer: str | None) -> tuple[Path, str | None]:
     project has one, else ``chunkseam.toml``; ``prefer`` ("pyproject" or
     "chunkseam.toml") decides instead."""
     pyproject = root / "pyproject.toml"
-    if prefer == "chunkseam.toml" or (prefer is None and not pyproject.is_file()):
+    if prefer == "chunkseam.toml" or (prefer is None and not os.path.lexists(pyproject)):
         return root / "chunkseam.toml", None
     return pyproject, "tool.chunkseam"
 
 
-def write(root: Path, settings: dict[str, Any], comments: list[str], *, prefer: str | None = None,
-          force: bool = False) -> Path:
-    path, table = target_file(root, prefer)
-    text = render(settings, comments, table=table)
-    # the result must be valid configuration before anything is written
-    import sys
+def _safe_target(root: Path, path: Path) -> Path:
+    """The file to write for ``path`` in ``root``: a regular file inside the root,
+    or none yet. A symbolic link is followed only when it ends at a regular file
+    inside the root; one that leaves the root, dangles or ends at anything else
+    (a directory, a FIFO, a device) is refused, as is such a file itself."""
+    try:
+        real_root = root.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise InitError(f"{root}: cannot resolve the project directory ({exc})") from None
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise InitError(f"{path}: cannot inspect ({exc.strerror or exc}): nothing written") \
+            from None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise InitError(f"{path} is a symbolic link to a file that does not exist: "
+                            "chunkseam init does not create files through links; nothing "
+                            "written") from None
+        if real_root not in real.parents:
+            raise InitError(f"{path} is a symbolic link that leaves the project ({real}): "
+                            "chunkseam init writes only to files inside it; nothing written")
+        try:
+            st = os.stat(real)
+        except OSError as exc:
+            raise InitError(f"{path}: cannot inspect ({exc.strerror or exc})") from None
+        path = real
+    if not stat.S_ISREG(st.st_mode):
+        raise InitError(f"{path} is not a regular file: nothing written")
+    return path
 
+
+def _read_regular(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InitError(f"{path} is not a regular file: nothing written")
+        if st.st_size > 10 * MAX_FILE_BYTES:
+            raise InitError(f"{path} is {st.st_size:,} bytes: too large to edit; nothing written")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read()
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InitError(f"{path} is not UTF-8 ({exc}): nothing written") from None
+
+
+def _write_regular(path: Path, text: str, *, create: bool) -> None:
+    """Write ``text`` to ``path`` without following a link planted after the check."""
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags |= (os.O_CREAT | os.O_EXCL) if create else 0
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileExistsError:
+        raise InitError(f"{path} appeared while writing: nothing written") from None
+    except OSError as exc:
+        raise InitError(f"{path}: cannot write ({exc.strerror or exc}): nothing written") \
+            from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InitError(f"{path} is not a regular file: nothing written")
+        os.ftruncate(fd, 0)
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            fh.write(text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def check(text: str, settings: dict[str, Any], table: str | None, path: Path) -> None:
+    """The text parses as TOML, holds exactly ``settings`` and is valid configuration."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    from .config import settings_from_mapping
+    from .config import ConfigError, settings_from_mapping
 
-    parsed = tomllib.loads(text)
-    settings_from_mapping(parsed["tool"]["chunkseam"] if table else parsed, source=str(path))
+    try:
+        parsed = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # a bug: never written
+        raise InitError(f"the configuration written would not be valid TOML ({exc}): "
+                        "nothing written") from None
+    got = parsed
+    for part in (table.split(".") if table else []):
+        got = got.get(part, {})
+    if got != settings:
+        raise InitError("the configuration would not read back as found: nothing written")
+    try:
+        settings_from_mapping(got, source=str(path))
+    except ConfigError as exc:
+        raise InitError(f"the pipeline found gives no valid configuration ({exc}): "
+                        "nothing written") from None
+
+
+def write(root: Path, settings: dict[str, Any], comments: list[str], *, prefer: str | None = None,
+          force: bool = False) -> Path:
+    """Write the configuration; :class:`InitError` (and nothing written) when the
+    target is not a regular file inside ``root`` or already configures chunkseam."""
+    path, table = target_file(root, prefer)
+    text = render(settings, comments, table=table)
+    check(text, settings, table, path)  # valid configuration before anything is written
+    target = _safe_target(root, path)
+    exists = os.path.lexists(target)
     if table is None:
-        if path.exists() and not force:
+        if exists and not force:
             raise InitError(f"{path} exists already: use --force to replace it")
-        path.write_text(text, encoding="utf-8")
+        _write_regular(target, text, create=not exists)
         return path
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    if existing:
-        try:
-            data = tomllib.loads(existing)
-        except tomllib.TOMLDecodeError as exc:
-            raise InitError(f"{path} is not valid TOML ({exc}): nothing written") from None
-        if "chunkseam" in (data.get("tool") or {}):
-            raise InitError(f"{path} has a [tool.chunkseam] table already: edit it, or write "
-                            "chunkseam.toml instead with --file chunkseam.toml")
-    sep = "" if not existing or existing.endswith("\n\n") else ("\n" if existing.endswith("\n")
-                                                                 else "\n\n")
-    path.write_text(existing + sep + text, encoding="utf-8")
+    existing = _read_regular(target) if exists else ""
+    if not existing.strip():
+        _write_regular(target, text, create=not exists)
+        return path
+    import tomlkit
+
+    try:
+        doc = tomlkit.parse(existing)
+    except Exception as exc:  # tomlkit's ParseError and its kin
+        raise InitError(f"{path} is not valid TOML ({exc}): nothing written") from None
+    tool = doc.get("tool")
+    if tool is not None and not isinstance(tool, dict):
+        raise InitError(f"{path}: `tool` is not a table: nothing written")
+    if tool is not None and "chunkseam" in tool:
+        raise InitError(f"{path} has a [tool.chunkseam] table already: edit it, or write "
+                        "chunkseam.toml instead with --file chunkseam.toml")
+    section = tomlkit.table()
+    for c in comments:
+        section.add(tomlkit.comment(comment_text(c)))
+    for key, value in settings.items():
+        section.add(key, value)
+    if tool is None:
+        tool = tomlkit.table(is_super_table=True)
+        tool.add("chunkseam", section)
+        doc.add(tomlkit.nl())
+        doc.add("tool", tool)
+    else:
+        tool.add("chunkseam", section)
+    new = tomlkit.dumps(doc)
+    check(new, settings, table, path)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    before, after = tomllib.loads(existing), tomllib.loads(new)
+    after.get("tool", {}).pop("chunkseam", None)
+    if not after.get("tool") and "tool" not in before:
+        after.pop("tool", None)
+    if before != after:
+        raise InitError(f"{path}: adding [tool.chunkseam] would change its other tables: "
+                        "nothing written")
+    _write_regular(target, new, create=False)
     return path

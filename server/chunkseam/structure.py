@@ -268,7 +268,11 @@ def _wrapper_lines(text: str) -> list[tuple[int, int, int]]:
 def _parse_segment(text: str, mdx: bool = False) -> tuple[tuple, ...]:
     """Blocks of one segment as tuples with offsets relative to ``text``
     (``mdx``: JSX elements are parsed by :mod:`chunkseam.mdx`, with their
-    Markdown children, so no wrapper lines are blanked)."""
+    Markdown children, so no wrapper lines are blanked). A leading BOM (kept as
+    the document's first character) is read as a space: the same offsets, and
+    ``# Title`` after it is still a heading."""
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]
     wrappers = [] if mdx else _wrapper_lines(text)
     original = text
     if wrappers:

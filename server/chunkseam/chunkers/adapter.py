@@ -49,7 +49,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..chunk import Chunk
+from ..chunk import Chunk, lazy_chunk
 from ..document import Document
 from ..tokens import Sizer
 
@@ -334,6 +334,13 @@ class Adapter:
     def split(self, built: Any, text: str) -> list[Piece]:
         raise NotImplementedError
 
+    def split_document(self, built: Any, text: str, doc: Document,
+                       options: dict[str, Any]) -> list[Piece]:
+        """The library's chunks of ``text`` (the document's, as the library gets it);
+        ``options`` are all the chunker options, the adapter's own included. An
+        adapter whose library reads more than the text (file metadata) overrides this."""
+        return self.split(built, text)
+
     def overlap_check(self, built: Any, splitter: str, text: str, sizer: Sizer, size: int,
                       overlap: int, options: dict[str, Any]) -> Any:
         """``f(prev_start, prev_end, start) -> bool``: may a chunk start at ``start``,
@@ -361,7 +368,8 @@ class Adapter:
     def get(self, sizer: Sizer, *, size: int, overlap: int, options: dict[str, Any]) -> tuple[str, Any]:
         options = dict(options)
         splitter = options.pop("splitter", None) or self.default
-        options.pop("approximate", None)
+        for own in self.own_options:  # consumed by the adapter, not the library's class
+            options.pop(own, None)
         key = (splitter, sizer.unit, sizer.name, id(sizer), size, overlap, freeze(options))
         with self._lock:
             hit = self._cache.get(key)
@@ -382,6 +390,8 @@ class Adapter:
     def resolve_spans(self, text: str, pieces: list[Piece], *, built: Any, splitter: str,
                       sizer: Sizer, size: int, overlap: int, options: dict[str, Any],
                       approximate: bool) -> tuple[list[tuple[int, int]], str]:
+        if not text.strip():  # an empty or blank document: what the library returned, placed
+            return self._blank_spans(text, pieces), "native"
         pieces = [p for p in pieces if p.text]
         check = self.overlap_check(built, splitter, text, sizer, size, overlap, options)
         native = verified_native(text, pieces, sizer, check, overlap)
@@ -410,6 +420,26 @@ class Adapter:
                     "approximately, marked so in every output)") if self.rewrites_text else ""
             raise ValueError(f"{exc}{hint}") from None
 
+    @staticmethod
+    def _blank_spans(text: str, pieces: list[Piece]) -> list[tuple[int, int]]:
+        """Spans of the chunks a library makes of an empty or whitespace-only
+        document (LlamaIndex: one empty node for ``""``; chonkie, Haystack: the
+        whitespace as one chunk): at their own offsets when they check out, else
+        found in order."""
+        spans: list[tuple[int, int]] = []
+        cursor = 0
+        for p in pieces:
+            if isinstance(p.start, int) and isinstance(p.end, int) and \
+                    0 <= p.start <= p.end <= len(text) and text[p.start:p.end] == p.text:
+                start = p.start
+            else:
+                start = text.find(p.text, cursor)
+                if start < 0:
+                    continue  # a library's rewritten blank: nothing to show
+            spans.append((start, start + len(p.text)))
+            cursor = start
+        return spans
+
     def chunk(self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
               **options: Any) -> list[Chunk]:
         approximate = options.get("approximate", False)
@@ -428,7 +458,7 @@ class Adapter:
         surrogates = text != source
         rest = {k: v for k, v in options.items() if k not in self.own_options}
         try:
-            pieces = self.split(built, text) if text.strip() else []
+            pieces = self.split_document(built, text, doc, options)
             spans, how = self.resolve_spans(text, pieces, built=built, splitter=splitter,
                                             sizer=sizer, size=size, overlap=overlap,
                                             options=rest, approximate=approximate)
@@ -439,17 +469,39 @@ class Adapter:
         except BaseException as exc:  # (a panic in the library's native code)
             raise _library_failed(self.name, exc) from None
         meta = {**self.meta(splitter, built), "offsets": how}
+        # a library that rewrites text (decoded token windows): its own text is kept
+        # alongside the source span the chunk came from
+        library_texts = [p.text for p in pieces if p.text] if text.strip() else []
+        if len(library_texts) != len(spans):
+            library_texts = []
         if how == "approximate":
             meta["approximate"] = True
         counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
+        lazy = not self.oversize_counts(splitter, rest, sizer)
         for i, (start, end) in enumerate(spans):
+            if lazy and not (i < len(counts) and counts[i] is not None):
+                # no size in the sizer's unit to hold the chunk to: counted when asked for
+                chunk_meta = dict(meta)
+                if library_texts and library_texts[i] != text[start:end]:
+                    chunk_meta["library_text"] = library_texts[i]
+                chunks.append(lazy_chunk(start, end, i, source, sizer.count, self.name, False,
+                                         chunk_meta))
+                continue
             tokens = counts[i] if i < len(counts) and counts[i] is not None else \
                 sizer.count(source[start:end])
+            chunk_meta = dict(meta)
+            if library_texts and library_texts[i] != text[start:end]:
+                chunk_meta["library_text"] = library_texts[i]
             chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
                                 oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
-                                meta=dict(meta)))
+                                meta=chunk_meta))
         return chunks
+
+    def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:
+        """Does :meth:`oversize` need a chunk's count? (False: chunks are counted
+        lazily, when first asked for.)"""
+        return True
 
     def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
                  sizer: Sizer | None = None) -> bool:

@@ -13,8 +13,10 @@ cut, and chonkie's offsets drift after it): its chunks, contiguous, are then
 laid on the source's bytes, the character going whole to the chunk that holds
 its first byte (``offsets = "realigned"``). ``TokenChunker`` decodes token
 windows, so on multibyte text a chunk can hold U+FFFD and be no source span:
-that is an error unless option ``approximate = true``, which places such
-chunks approximately and marks every chunk approximate.
+each chunk is then the span of the bytes its window's tokens cover (the
+window laid out at chonkie's stride, checked against chonkie's text;
+``offsets = "token-windows"``), chonkie's own text kept in
+``meta["library_text"]``.
 
 Refused: ``tokenizer`` (chunkseam passes its own), ``rules`` (recipes are
 loaded from the hub), and the chunkers that need a model, an embedding, an
@@ -92,6 +94,10 @@ class ChonkieAdapter(Adapter):
 
 
     def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any) -> tuple[list[tuple[int, int]], str]:
+        if kw["splitter"] == "TokenChunker" and text.strip():
+            spans = self._windows(text, pieces, kw["built"], kw["sizer"])
+            if spans is not None:
+                return spans, "token-windows"
         try:
             return super().resolve_spans(text, pieces, **kw)
         except ValueError:
@@ -101,6 +107,30 @@ class ChonkieAdapter(Adapter):
             if spans is None:
                 raise
             return spans, "realigned"
+
+
+    def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:
+        # TokenChunker's windows hold at most `size` of the sizer's own tokens: none is
+        # oversize, so no chunk needs counting to chunk (counted when asked for)
+        return not (splitter == "TokenChunker" and sizer.unit == "tokens")
+
+    @staticmethod
+    def _windows(text: str, pieces: list[Piece], built: Any,
+                 sizer: Sizer) -> list[tuple[int, int]] | None:
+        """TokenChunker's chunks as the token windows they were decoded from."""
+        from .windows import tiktoken_bytes, token_lengths, token_window_spans
+
+        token_bytes = tiktoken_bytes(getattr(sizer, "encoding", None))
+        if token_bytes is None or sizer.unit != "tokens":
+            return None
+        try:
+            ids = built.tokenizer.encode(text)
+            size, overlap = int(built.chunk_size), int(built.chunk_overlap)
+        except Exception:  # other chonkie internals: the verified search instead
+            return None
+        return token_window_spans(text, ids, token_bytes, size, overlap,
+                                  [p.text for p in pieces if p.text],
+                                  lengths=token_lengths(getattr(sizer, "encoding", None)))
 
 
 def split_characters(text: str, texts: list[str]) -> list[tuple[int, int]] | None:

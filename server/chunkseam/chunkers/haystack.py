@@ -131,6 +131,10 @@ class HaystackAdapter(Adapter):
             out["size_unit"] = unit
         return out
 
+    def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:
+        unit = self._unit(splitter, options)
+        return unit == "token" or (unit == "char" and sizer.unit == "chars")
+
     def oversize(self, tokens: int, size: int, splitter: str, options: dict[str, Any],
                  sizer: Sizer | None = None) -> bool:
         # Haystack's size is in chunkseam's unit for tokens and for characters

@@ -45,11 +45,14 @@ located in the source by a *tracked* search (:func:`locate`) — from a cursor
 that never goes back before the previous chunk's start (with overlap a chunk
 may start inside the previous one) — and never by a search from the top of
 the document, which is how LangChain's own ``add_start_index`` misplaces
-repeated text. A chunk text that is not a
-substring of the source at or after that cursor (some splitters re-join
-pieces with a separator that is not in the source, e.g. ``keep_separator =
-false`` over a run of separators) is an error naming the chunk and the
-splitter: offsets are never invented.
+repeated text. A chunk the splitter rewrote is
+placed at the source it came from, its text kept in ``meta["library_text"]``:
+``TokenTextSplitter``'s decoded token windows at the bytes their tokens cover
+(:mod:`chunkseam.chunkers.windows`), ``CharacterTextSplitter``'s pieces
+re-joined with one separator where the source has a run of them (``"\\n\\n"``
+over four newlines, ``keep_separator = false``) from the first piece to the
+last. Any other chunk text that is not in the source is an error naming the
+chunk, the splitter and the cause: offsets are never invented.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from ..chunk import Chunk
 from ..document import Document
 from ..tokens import Sizer, TokenizerUnavailable
 from . import register
+from .adapter import gaps
 
 name = "langchain"
 description = (
@@ -309,9 +313,15 @@ def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
             prev_start = prev[0] if prev else 0
             where = "in the document" if text.find(pieces[i]) < 0 else (
                 f"at or after the previous chunk's start (offset {prev_start})")
-            why = ("the splitter re-joined pieces with text that is not in the document, e.g. "
-                   "keep_separator = false over a run of separators") if label == "langchain" else (
-                   "the library rewrote its text")
+            if "\ufffd" in pieces[i] and "\ufffd" not in text:
+                why = ("the library decoded a window of tokens that cuts a character in two: "
+                       "U+FFFD stands for its bytes")
+            elif label == "langchain" and getattr(splitter, "startswith", None) and \
+                    "Token" not in splitter:
+                why = ("the splitter re-joined pieces with text that is not in the document, "
+                       "e.g. keep_separator = false over a run of separators")
+            else:
+                why = "the library rewrote its text"
             raise ValueError(
                 f"{label}: chunk {i} of {splitter} is not a span of the source: "
                 f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
@@ -370,6 +380,108 @@ def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i:
             spans[j:] = placed[:-1]
             return placed[-1][0]
     return -1
+
+
+def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """TokenTextSplitter's chunks as the token windows it decoded them from
+    (see :mod:`chunkseam.chunkers.windows`), or None."""
+    from .windows import tiktoken_bytes, token_lengths, token_window_spans
+
+    enc = getattr(splitter, "_tokenizer", None)
+    token_bytes = tiktoken_bytes(enc)
+    if token_bytes is None:
+        return None
+    try:
+        ids = enc.encode(text, allowed_special=splitter._allowed_special,  # type: ignore[union-attr]
+                         disallowed_special=splitter._disallowed_special)
+        size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return token_window_spans(text, ids, token_bytes, size, overlap, pieces,
+                              lengths=token_lengths(enc))
+
+
+def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """Spans of a ``CharacterTextSplitter``'s chunks that it re-joined with its
+    separator where the source has a run of them (``"\n\n"`` over four
+    newlines, with ``keep_separator = false``): each chunk is the source from its
+    first piece to its last, found from the previous chunk's start with every
+    separator of the chunk standing for one or more in the source. None when a
+    chunk is not found so (or the splitter is another kind)."""
+    import regex
+
+    from .. import budget
+
+    separator = getattr(splitter, "_separator", None)
+    if not isinstance(separator, str) or not separator or getattr(splitter, "_keep_separator", True):
+        return None
+    sep = separator if getattr(splitter, "_is_separator_regex", False) else regex.escape(separator)
+    overlap = int(getattr(splitter, "_chunk_overlap", 0) or 0)
+    # the overlap is counted in the splitter's length (characters or tokens) over the
+    # re-joined text: in the source it can be longer by the separators dropped
+    reach = overlap * (2 if getattr(splitter, "_length_function", len) is len else 16) + 64
+    spans: list[tuple[int, int]] = []
+    for piece in pieces:
+        parts = piece.split(separator)
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in parts))
+        found = None
+        # from where the overlap could begin first (repeated text has earlier copies),
+        # then from the previous chunk's start
+        froms = [max(spans[-1][0] + 1, spans[-1][1] - reach), spans[-1][0] + 1] if spans else [0]
+        for cursor in froms:
+            try:
+                found = pattern.search(text, cursor, timeout=budget.remaining())
+            except TimeoutError:
+                raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") \
+                    from None
+            if found is not None:
+                break
+        if found is None:
+            return None
+        spans.append((found.start(), found.end()))
+    if gaps(text, spans):  # repeated text: an earlier copy was taken; place from the end
+        return _rejoined_backward(text, pieces, separator, sep, reach)
+    return spans
+
+
+def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
+                       reach: int) -> list[tuple[int, int]] | None:
+    """:func:`_rejoined_spans` from the last chunk back: the last at the last copy,
+    each one before at the last copy that ends where the next one begins, or
+    within its overlap. None when some chunk has none such or text is left out."""
+    import regex
+
+    from .. import budget
+
+    out: list[tuple[int, int]] = []
+    for piece in reversed(pieces):
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in piece.split(separator)))
+        try:
+            if not out:  # the last chunk: the last copy
+                found = regex.compile(pattern.pattern, flags=regex.REVERSE).search(
+                    text, timeout=budget.remaining())
+                if found is None:
+                    return None
+                out.append((found.start(), found.end()))
+                continue
+            nxt = out[-1][0]
+            ws = nxt
+            while ws > 0 and text[ws - 1].isspace():
+                ws -= 1
+            # the copy that reaches the next chunk with the least overlap
+            best: tuple[int, int] | None = None
+            lo = max(0, ws - 2 * len(piece) - reach)
+            for m in pattern.finditer(text, lo, min(len(text), nxt + reach),
+                                      overlapped=True, timeout=budget.remaining()):
+                if m.start() < nxt and m.end() >= ws and (best is None or m.end() < best[1]):
+                    best = (m.start(), m.end())
+        except TimeoutError:
+            raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") from None
+        if best is None:
+            return None
+        out.append(best)
+    out.reverse()
+    return None if gaps(text, out) else out
 
 
 def _preview(s: str, n: int = 60) -> str:
@@ -525,23 +637,55 @@ class LangChainChunker:
             pieces = splitter.split_text(text) if text else []
             spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
             verified = spans is not None and _plain_recursive(splitter)
+            if spans is None and isinstance(splitter, _module().TokenTextSplitter):
+                spans = _token_spans(text, pieces, splitter)
             if spans is None:
-                spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+                try:
+                    spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+                except ValueError:
+                    spans = _rejoined_spans(text, pieces, splitter)
+                    if spans is None:
+                        raise
+            if not verified and isinstance(splitter, _module().TokenTextSplitter) and \
+                    sizer.unit == "tokens":
+                # token windows of at most `size` of the sizer's tokens: none is oversize,
+                # each is counted when asked for
+                return self._lazy_chunks(text, spans, sizer, meta, pieces)
             kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
             if not verified:
-                return self._chunks(text, kept, size, meta)
+                return self._chunks(text, kept, size, meta, pieces)
         result = kept
         doc.memo(key, lambda: result)
         return self._chunks(text, kept, size, meta)
 
     @staticmethod
+    def _lazy_chunks(text: str, spans: list[tuple[int, int]], sizer: Sizer,
+                     meta: dict[str, Any], pieces: list[str]) -> list[Chunk]:
+        from ..chunk import lazy_chunk
+
+        same = len(pieces) == len(spans)
+        out = []
+        for i, (start, end) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:
+                chunk_meta["library_text"] = pieces[i]
+            out.append(lazy_chunk(start, end, i, text, sizer.count, name, False, chunk_meta))
+        return out
+
+    @staticmethod
     def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
-                meta: dict[str, Any]) -> list[Chunk]:
-        return [
-            Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
-                  oversize=tokens > size, meta=dict(meta))
-            for i, (start, end, tokens) in enumerate(spans)
-        ]
+                meta: dict[str, Any], pieces: list[str] | None = None) -> list[Chunk]:
+        out = []
+        same = pieces is not None and len(pieces) == len(spans)
+        for i, (start, end, tokens) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:  # type: ignore[index]
+                # the library rewrote it (re-joined pieces, decoded token windows): its
+                # text is kept alongside the source span it came from
+                chunk_meta["library_text"] = pieces[i]  # type: ignore[index]
+            out.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                             oversize=tokens > size, meta=chunk_meta))
+        return out
 
 
 _CHUNKER = register(LangChainChunker())

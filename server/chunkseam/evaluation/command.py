@@ -213,7 +213,7 @@ def _on_cluster(func, items: list, scheduler: str, jobs: int) -> list:
     for path, *_ in items:
         if path not in texts:
             try:
-                texts[path] = read_source(path)
+                texts[path] = read_source(path, keep_bom=True)
             except SourceError:
                 texts[path] = None  # the worker reports why
     try:

@@ -93,7 +93,7 @@ class Corpus:
             from ..notebook import open_document
 
             p = self.root / rel
-            doc = open_document(read_source(p), str(p), self.settings)
+            doc = open_document(read_source(p, keep_bom=True), str(p), self.settings)
             self._docs[rel] = doc
         return doc
 

@@ -59,7 +59,7 @@ def chunk_document(item: tuple[Any, ...]) -> DocChunks:
 
     path, settings, rel, *given = item
     try:
-        doc = open_document(given[0] if given and given[0] is not None else read_source(path), path, settings)
+        doc = open_document(given[0] if given and given[0] is not None else read_source(path, keep_bom=True), path, settings)
         budget.check_document(len(doc.text))
         with budget.limits(budget.default_seconds(len(doc.text))):
             sizer = sizer_for(settings)

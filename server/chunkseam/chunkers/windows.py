@@ -1,0 +1,110 @@
+"""Source spans of chunks a library decodes from token windows.
+
+LangChain's ``TokenTextSplitter`` and chonkie's ``TokenChunker`` encode the
+whole document, take windows of ``size`` tokens every ``size - overlap``
+tokens, and decode each window. A multibyte character whose bytes fall in two
+windows comes out as U+FFFD in both, so such a chunk is not a span of the
+source — but it still *comes from* one: the bytes its tokens cover. Here the
+windows are laid out as the library lays them, each is checked against the
+library's own text (the same bytes decoded the same way), and its span is
+the characters those bytes touch (a character cut in two belongs to both
+chunks). On a long run of one character every window is a copy of the next:
+the stride, not a text search, says where each one is.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from itertools import accumulate
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b < 0xC0)
+
+
+def token_window_spans(text: str, ids: Sequence[int], token_bytes: Callable[[int], bytes],
+                       size: int, overlap: int, texts: list[str],
+                       skip_empty: bool = True,
+                       lengths: Sequence[int] | None = None) -> list[tuple[int, int]] | None:
+    """Spans of ``texts`` (the library's chunks, in order) as the windows of
+    ``ids`` (the library's encoding of ``text``) every ``size - overlap`` tokens;
+    None when they are not exactly those windows decoded. ``lengths``: the byte
+    length of every token id (a table), else ``token_bytes`` is asked per token."""
+    stride = size - overlap
+    if stride <= 0 or size <= 0:
+        return None
+    if lengths is not None:
+        try:
+            offsets = [0, *accumulate(map(lengths.__getitem__, ids))]
+        except IndexError:
+            return None
+    else:
+        offsets = [0, *accumulate(len(token_bytes(t)) for t in ids)]
+    data = text.encode("utf-8")
+    if offsets[-1] != len(data):
+        return None
+    ascii_only = len(data) == len(text)
+    spans: list[tuple[int, int]] = []
+    k = 0
+    n = len(ids)
+    start = 0
+    # characters started before a byte offset: window starts and window ends each
+    # increase, so each is counted on from the previous one of its kind
+    at = {"start": [0, 0], "end": [0, 0]}
+
+    def started(b: int, kind: str) -> int:
+        seen = at[kind]
+        if b < seen[0]:  # (never, windows move forward; counted from the top if so)
+            seen[0] = seen[1] = 0
+        seen[1] += len(data[seen[0]:b].translate(None, _CONTINUATION))
+        seen[0] = b
+        return seen[1]
+
+    while start < n:
+        end = min(start + size, n)
+        b0, b1 = offsets[start], offsets[end]
+        decoded = data[b0:b1].decode("utf-8", errors="replace")
+        if decoded or not skip_empty:
+            if k >= len(texts) or texts[k] != decoded:
+                return None
+            if ascii_only:  # a byte is a character
+                spans.append((b0, b1))
+            else:  # the characters the window's bytes touch
+                cut = b0 < len(data) and 0x80 <= data[b0] < 0xC0
+                first = started(b0, "start") - (1 if cut else 0)
+                spans.append((first, started(b1, "end")))
+            k += 1
+        if end == n:
+            break
+        start += stride
+    return spans if k == len(texts) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _lengths(encoding: object) -> tuple[int, ...]:
+    n = int(getattr(encoding, "n_vocab", 0) or 0)
+    one = encoding.decode_single_token_bytes  # type: ignore[attr-defined]
+    out = []
+    for i in range(n):
+        try:
+            out.append(len(one(i)))
+        except Exception:  # an id the encoding does not have
+            out.append(0)
+    return tuple(out)
+
+
+def token_lengths(encoding: object) -> Sequence[int] | None:
+    """The byte length of every token id of a tiktoken ``Encoding`` (made once)."""
+    if not callable(getattr(encoding, "decode_single_token_bytes", None)):
+        return None
+    try:
+        return _lengths(encoding)
+    except TypeError:  # not hashable
+        return None
+
+
+def tiktoken_bytes(encoding: object) -> Callable[[int], bytes] | None:
+    """A tiktoken ``Encoding``'s bytes of one token (None for other tokenizers)."""
+    fn = getattr(encoding, "decode_single_token_bytes", None)
+    return fn if callable(fn) else None
