@@ -237,7 +237,10 @@ def test_line_index_agrees_with_the_lsp_line_breaks(text):
         line, col = doc.line_col(offset)
         ref_line, _ = reference_position(text, offset, "utf-32")
         assert line == ref_line + 1
-        assert col == reference_position(text, offset, "utf-32")[1] + 1
+        # a leading BOM is a character of the file (offsets count it) but no column
+        # on the command line, as no editor shows it as one
+        bom = 1 if ref_line == 0 and offset >= 1 and text.startswith("\ufeff") else 0
+        assert col == reference_position(text, offset, "utf-32")[1] + 1 - bom
 
 
 # -- loading -----------------------------------------------------------------------
