@@ -1,0 +1,92 @@
+"""Every parser bounded: hostile shapes of each file kind are read in linear
+work, within the time budget, and the server keeps answering.
+
+No timing is asserted (benchmarks/bench_parsers.py prints time and peak
+memory against size, with the fitted slope); the subprocess and request
+timeouts here are guards that turn a hang into a failure. Sizes are such
+that the quadratic versions these tests were written against did not finish
+within the guards, while the linear ones take a second or two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from chunkseam.structure import parse_blocks
+from lsp_support import CONFIG, TIMEOUT, initialize, open_doc, request, shutdown, wait_published
+
+#: lines that start like a JSX tag whose attribute expression never closes:
+#: each, tried as a tag, used to be scanned to the end of the file
+HOSTILE_MDX_LINE = "<A {\n\n"
+
+
+def hostile_mdx(size: int) -> str:
+    return HOSTILE_MDX_LINE * (size // len(HOSTILE_MDX_LINE))
+
+
+#: a guard against hangs, not a speed assertion
+GUARD = 120.0
+
+
+def cli(*args: str, cwd: Path, guard: float = GUARD, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The real ``chunkseam`` command line, failing (not hanging) past ``guard`` seconds."""
+    return subprocess.run([sys.executable, "-m", "chunkseam", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=guard, env={**os.environ, **(env or {})})
+
+
+def lint_json(path: Path, *args: str, **kw) -> dict:
+    run = cli("lint", path.name, "--format", "json", *args, cwd=path.parent, **kw)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient):
+    yield
+    await shutdown(lsp_client)
+
+
+def test_jsx_after_many_unclosed_tags_is_still_an_element(tmp_path):
+    tabs = "<Tabs>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n</Tabs>\n"
+    text = hostile_mdx(200_000) + tabs
+    (tmp_path / "hostile.mdx").write_text(text)
+    report = lint_json(tmp_path / "hostile.mdx")
+    assert report["summary"]["files"] == 1 and not report["errors"], report["errors"]
+    blocks = parse_blocks(text, True)
+    jsx = [b for b in blocks if b.kind == "jsx"]
+    assert len(jsx) == 1 and jsx[0].info == "Tabs" and jsx[0].closed
+    assert text[jsx[0].start:jsx[0].end] == tabs.rstrip("\n")
+    assert any(b.kind == "table" for b in blocks)
+    # a tag over several lines is still read when it is not preceded by a flood
+    card = "<Card\n  title='x'\n  href={'/a'}\n/>\n"
+    assert [b.kind for b in parse_blocks(card, True)] == ["jsx"]
+
+
+@pytest.mark.asyncio
+async def test_two_hostile_mdx_files_leave_the_server_answering(client: LanguageClient, tmp_path):
+    await initialize(client, init_options={"settings": {"debounceMs": 0}})
+    hostile = hostile_mdx(160_000)
+    uris = [(tmp_path / f"hostile{k}.mdx").as_uri() for k in range(2)]
+    for uri in uris:
+        open_doc(client, uri, hostile, language_id="mdx")
+    normal = "# Title\n\nA short note. It has two sentences.\n"
+    nuri = (tmp_path / "normal.md").as_uri()
+    open_doc(client, nuri, normal)
+    for uri in uris + [nuri]:
+        await wait_published(client, uri, version=1)
+    answer = await request(client, "chunkseam/chunks", uris[1])
+    assert answer.chunks, answer
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=nuri), position=types.Position(2, 3))), TIMEOUT)
+    assert hover is not None
+    await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
