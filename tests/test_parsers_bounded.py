@@ -90,3 +90,54 @@ async def test_two_hostile_mdx_files_leave_the_server_answering(client: Language
         text_document=types.TextDocumentIdentifier(uri=nuri), position=types.Position(2, 3))), TIMEOUT)
     assert hover is not None
     await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+
+
+def test_a_notebook_of_many_cells_is_placed_on_its_file_lines(tmp_path):
+    # 80,000 empty cells and one with a sentence cut: every cell's file line
+    # used to be counted from the top of the file (quadratic in the cells)
+    cells = [{"cell_type": "raw", "metadata": {}, "source": ""} for _ in range(80_000)]
+    sentence = "The loader reads the files and then it checks every one of them for errors."
+    cells.append({"cell_type": "markdown", "metadata": {}, "source": [sentence]})
+    path = tmp_path / "many.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+                               indent=0))
+    run = cli("lint", path.name, "--format", "github", "--no-cache", "--unit", "chars", "--size", "40",
+              cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    lines = path.read_text().splitlines()
+    found = [ln for ln in run.stdout.splitlines() if "CS002" in ln]
+    assert found, run.stdout
+    for ln in found:
+        assert "cell 80001:1:" in ln, ln
+        file_line = int(ln.split(",line=")[1].split(",")[0])
+        assert sentence in lines[file_line - 1], (file_line, lines[file_line - 1])
+
+
+def _cell_line_col_by_counting(doc, offset):
+    """The definition: count the line breaks of the cell's text before the offset."""
+    cell, off = doc.notebook.to_cell(offset)
+    if cell < 0:
+        return 0, 1, 1
+    s, e = doc.notebook.span(cell)
+    before = doc.text[s:e][:off]
+    line = before.count("\n") + before.count("\r") - before.count("\r\n")
+    return cell + 1, line + 1, off - max(before.rfind("\n"), before.rfind("\r"))
+
+
+def test_cell_positions_from_the_line_index_equal_the_definition():
+    import random
+
+    from chunkseam.document import Document
+    from chunkseam.notebook import Cell, build_view, cell_line_col
+
+    rng = random.Random(3)
+    for _ in range(1500):
+        cells = [Cell(rng.choice(["code", "markdown", "raw", "heading2"]),
+                      "".join(rng.choice(["a", "\n", "\r", "\r\n", " ", "`"]) for _ in range(rng.randint(0, 12))),
+                      outputs=rng.choice(["", "out\r"]))
+                 for _ in range(rng.randint(0, 6))]
+        view, nbmap = build_view(cells)
+        doc = Document(view, kind="markdown")
+        doc.notebook = nbmap
+        for offset in range(-1, len(view) + 2):
+            assert cell_line_col(doc, offset) == _cell_line_col_by_counting(doc, offset), (cells, offset)
