@@ -11,8 +11,10 @@ within the guards, while the linear ones take a second or two.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +25,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from chunkseam.structure import parse_blocks
-from lsp_support import CONFIG, TIMEOUT, initialize, open_doc, request, shutdown, wait_published
+from lsp_support import CONFIG, TIMEOUT, as_dict, initialize, open_doc, request, shutdown, wait_published
 
 #: lines that start like a JSX tag whose attribute expression never closes:
 #: each, tried as a tag, used to be scanned to the end of the file
@@ -141,3 +143,87 @@ def test_cell_positions_from_the_line_index_equal_the_definition():
         doc.notebook = nbmap
         for offset in range(-1, len(view) + 2):
             assert cell_line_col(doc, offset) == _cell_line_col_by_counting(doc, offset), (cells, offset)
+
+
+def prose(size: int, seed: int = 1) -> str:
+    import random
+
+    rng = random.Random(seed)
+    words = "the loader reads files and then checks every one of them for errors before indexing".split()
+    parts, total = [], 0
+    while total < size:
+        s = " ".join(rng.choice(words) for _ in range(rng.randint(6, 20))).capitalize() + "."
+        parts.append(s)
+        total += len(s) + 1
+    return "# Guide\n\n" + " ".join(parts)[:size] + "\n"
+
+
+def test_preview_html_of_too_many_chunks_says_so(tmp_path):
+    # 12 KB at size 1: ~10,000 chunks and ~20,000 issues; each piece of the page
+    # used to look through every chunk and every issue (quadratic), for a page
+    # of tens of megabytes no reader could use
+    text = prose(12_000)
+    (tmp_path / "guide.md").write_text(text)
+    run = cli("preview", "guide.md", "--html", "out.html", "--chunker", "fixed", "--unit", "chars",
+              "--size", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "out.html: too many chunks to draw: " in run.stderr and "(at most 5,000" in run.stderr, run.stderr
+    page = (tmp_path / "out.html").read_text()
+    assert "too many chunks to draw" in page and not re.search(r'<span[^>]* data-chunk="', page)
+    data = json.loads(html.unescape(re.search(r'id="cs-data">(.*?)</script>', page, re.S).group(1)))
+    assert len(data["docs"][0]["chunks"]) > 5_000  # the figures stay
+
+
+def test_the_drawing_is_found_by_one_sweep_as_by_the_definition():
+    import random
+
+    from chunkseam.chunk import Chunk
+    from chunkseam.document import Document
+    from chunkseam.issue import Issue
+    from chunkseam import preview
+
+    def by_definition(points, chunks, issues):
+        return [(a, b, tuple(c.index for c in chunks if c.start <= a and b <= c.end),
+                 tuple(k for k, i in enumerate(issues) if i.start <= a and b <= i.end and i.end > i.start))
+                for a, b in zip(points, points[1:])]
+
+    rng = random.Random(4)
+    for _ in range(400):
+        n = rng.randint(0, 40)
+        text = "x" * n
+        cuts = sorted(rng.randint(0, n) for _ in range(rng.randint(0, 6)))
+        bounds = [0, *cuts, n]
+        chunks = [Chunk(start=max(0, a - rng.randint(0, 2)), end=b, index=k, source=text)
+                  for k, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        issues = [Issue(code="CS001", name="mid-word", severity="warning", message="m",
+                        start=(a := rng.randint(-2, n + 2)), end=a + rng.randint(-1, 9))
+                  for _ in range(rng.randint(0, 6))]
+        points = sorted({0, n, *(max(0, min(x, n)) for c in chunks for x in (c.start, c.end)),
+                         *(max(0, min(x, n)) for i in issues for x in (i.start, i.end)
+                           if max(0, min(i.end, n)) > max(0, min(i.start, n)))})
+        got = [(g.start, g.end, g.owners, g.issues) for g in preview._segments(
+            points, [(c.start, c.end, c.index) for c in chunks],
+            [(i.start, i.end, k) for k, i in enumerate(issues) if i.end > i.start])]
+        assert got == by_definition(points, chunks, issues), (chunks, issues)
+        preview.document_html(Document(text), chunks, issues)  # draws without error
+
+
+@pytest.mark.asyncio
+async def test_the_editors_compare_view_answers_on_a_document_of_tiny_chunks(client: LanguageClient, tmp_path):
+    await initialize(client, init_options={"settings": {"debounceMs": 0, "unit": "chars", "size": 1}})
+    text = prose(12_000)
+    uri = (tmp_path / "guide.md").as_uri()
+    open_doc(client, uri, text)
+    await wait_published(client, uri, version=1)
+    answer = await asyncio.wait_for(client.protocol.send_request_async(
+        "chunkseam/compare", {"textDocument": {"uri": uri}, "strategies": ["fixed", "sentence"]}), TIMEOUT)
+    answer = as_dict(answer)
+    assert answer["errors"] == {} and answer["strategies"] == ["fixed", "sentence"], answer["errors"]
+    # the fixed strategy's ~10,000 chunks are not drawn, and the page says so;
+    # the sentence strategy's are, with all of the text
+    assert answer["html"].count('<div class="cs-doc') == 2
+    assert '<div class="cs-doc cs-too-many" data-doc="0"><p>too many chunks to draw' in answer["html"]
+    drawn = answer["html"].split('<div class="cs-doc" data-doc="1">', 1)[1].split("</div>", 1)[0]
+    assert 'data-chunk="0"' in drawn
+    assert html.unescape(re.sub(r"<[^>]*>", "", drawn)) == text
+    await asyncio.wait_for(client.shutdown_session(), TIMEOUT)

@@ -1075,7 +1075,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
-    from .preview import html_page, print_terminal
+    from .preview import html_page, print_terminal, too_many_to_draw
 
     resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
     settings = resolved.settings
@@ -1093,6 +1093,9 @@ def cmd_preview(args: argparse.Namespace) -> int:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
         eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}; "
                f"{simulated}")
+        note = too_many_to_draw(a.chunks)
+        if note is not None:
+            eprint(f"{args.html}: {note}")
         return EXIT_OK
     sys.stdout.write(simulated + "\n")
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),
