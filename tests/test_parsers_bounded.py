@@ -227,3 +227,24 @@ async def test_the_editors_compare_view_answers_on_a_document_of_tiny_chunks(cli
     assert 'data-chunk="0"' in drawn
     assert html.unescape(re.sub(r"<[^>]*>", "", drawn)) == text
     await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+
+
+def nested_directives(depth: int) -> str:
+    return "".join("   " * i + f".. unknown{i}::\n\n" for i in range(depth)) + "   " * depth + "Deep text.\n"
+
+
+def test_deeply_nested_rst_is_one_clear_error_and_the_other_files_are_checked(tmp_path):
+    # 1,000 nested unknown directives: docutils parsed each level's body again
+    # (minutes), then ran out of recursion
+    (tmp_path / "deep.rst").write_text(nested_directives(1_000))
+    (tmp_path / "deep-list.rst").write_text("- " * 5_000 + "item\n")
+    (tmp_path / "fine.rst").write_text("Title\n=====\n\n" + nested_directives(8)
+                                       + "\nThe last paragraph. It has two sentences.\n")
+    run = cli("lint", ".", "--format", "json", "--no-cache", cwd=tmp_path)
+    report = json.loads(run.stdout)
+    errors = {Path(e["path"]).name: e["message"] for e in report["errors"]}
+    assert sorted(errors) == ["deep-list.rst", "deep.rst"], report["errors"]
+    assert "nests 1,000 blocks deep (at most 64 are read)" in errors["deep.rst"]
+    assert "nests 5,000 blocks deep (at most 64 are read)" in errors["deep-list.rst"]
+    assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr
+    assert [f["path"] for f in report["files"] if f["path"].endswith("fine.rst")], report["files"]
