@@ -248,3 +248,29 @@ def test_deeply_nested_rst_is_one_clear_error_and_the_other_files_are_checked(tm
     assert "nests 5,000 blocks deep (at most 64 are read)" in errors["deep-list.rst"]
     assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr
     assert [f["path"] for f in report["files"] if f["path"].endswith("fine.rst")], report["files"]
+
+
+def _address_space(limit: int):
+    def set_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return set_limit
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sparse files and RLIMIT_AS")
+def test_a_file_over_the_size_limit_is_skipped_from_its_size(tmp_path):
+    # a sparse 3 GB file (no disk used): it used to be read whole (MemoryError,
+    # and the run stopped); under a 2 GB address space the run must still go on
+    with open(tmp_path / "huge.md", "wb") as f:
+        f.truncate(3 * 1024**3)
+    (tmp_path / "ok.md").write_text("# Title\n\nA short note. It has two sentences.\n")
+    run = subprocess.run([sys.executable, "-m", "chunkseam", "lint", ".", "--format", "json", "--no-cache"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=GUARD,
+                         preexec_fn=_address_space(2 * 1024**3))
+    assert run.returncode == 2, run.stderr
+    report = json.loads(run.stdout)
+    assert [f["path"] for f in report["files"]] == ["ok.md"]
+    assert report["errors"] == [{"path": "huge.md", "message":
+                                 "too large: 3,221,225,472 bytes (files of at most 256,000,000 bytes are "
+                                 "read; see 'Limits' in docs/cli.md), skipped"}]

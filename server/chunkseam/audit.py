@@ -45,8 +45,35 @@ def read_source(path: str | Path) -> str:
     return decode_source(read_source_bytes(path))
 
 
+def too_large(size: int | str) -> SourceError:
+    """The error of a file over :data:`MAX_SOURCE_BYTES` (``size``: its size in bytes, or a phrase)."""
+    from .budget import MAX_SOURCE_BYTES, SEE
+
+    what = f"{size:,} bytes" if isinstance(size, int) else size
+    return SourceError(f"too large: {what} (files of at most {MAX_SOURCE_BYTES:,} bytes are read; "
+                       f"{SEE}), skipped")
+
+
+def read_bounded(f, limit: int | None = None) -> bytes:
+    """At most ``limit`` (:data:`~chunkseam.budget.MAX_SOURCE_BYTES`) bytes of
+    the binary stream ``f``; :class:`SourceError` when there are more (a file
+    that grew since its size was read, a pipe): never more than the limit is
+    held in memory."""
+    from .budget import MAX_SOURCE_BYTES
+
+    limit = MAX_SOURCE_BYTES if limit is None else limit
+    data = f.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(f"more than {limit:,} bytes")
+    return data
+
+
 def read_source_bytes(path: str | Path) -> bytes:
-    """The bytes of a regular file, or :class:`SourceError` saying why not."""
+    """The bytes of a regular file, or :class:`SourceError` saying why not
+    (over :data:`~chunkseam.budget.MAX_SOURCE_BYTES`: "too large", before any
+    byte is read)."""
+    from .budget import MAX_SOURCE_BYTES
+
     p = Path(path)
     try:
         import stat
@@ -56,8 +83,10 @@ def read_source_bytes(path: str | Path) -> bytes:
             raise SourceError("is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise SourceError("not a regular file (a FIFO, socket or device), skipped")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise too_large(st.st_size)
         with open(p, "rb") as f:
-            data = f.read()
+            data = read_bounded(f)
     except SourceError:
         raise
     except FileNotFoundError:

@@ -157,11 +157,16 @@ def _stdin_option(p: argparse.ArgumentParser) -> None:
 
 def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
     """(display path, text) of the document piped on stdin."""
-    from .audit import SourceError, decode_source
+    from .audit import SourceError, decode_source, read_bounded
 
     name = getattr(args, "stdin_filename", None) or "-"
     try:
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        if hasattr(sys.stdin, "buffer"):
+            data = read_bounded(sys.stdin.buffer)
+        else:
+            from io import BytesIO
+
+            data = read_bounded(BytesIO(sys.stdin.read().encode("utf-8")))
         return name, decode_source(data)
     except SourceError as exc:
         raise UsageError(error_line(name, str(exc))) from None

@@ -12,6 +12,8 @@ extra ones of :meth:`str.splitlines`.
 
 from __future__ import annotations
 
+import os
+
 import re
 import weakref
 from bisect import bisect_right
@@ -158,8 +160,17 @@ class Document:
         (``.ipynb``) is read as the view of its cells (:mod:`chunkseam.notebook`),
         :class:`~chunkseam.notebook.NotebookError` when it is not one.
         """
+        import errno
+
+        from .budget import MAX_SOURCE_BYTES
+
         p = Path(path)
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            # (from the size first: a multi-gigabyte file is never read whole)
+            if os.fstat(f.fileno()).st_size > MAX_SOURCE_BYTES or len(
+                    data := f.read(MAX_SOURCE_BYTES + 1)) > MAX_SOURCE_BYTES:
+                raise OSError(errno.EFBIG, f"too large (files of at most {MAX_SOURCE_BYTES:,} bytes are read)",
+                              str(p))
         text = data.decode("utf-8")
         if text.startswith(_BOM):
             text = text[1:]
