@@ -46,9 +46,9 @@ def cli(*args: str, cwd: Path, guard: float = GUARD, env: dict | None = None) ->
                           text=True, timeout=guard, env={**os.environ, **(env or {})})
 
 
-def lint_json(path: Path, *args: str, **kw) -> dict:
+def lint_json(path: Path, *args: str, codes: tuple[int, ...] = (0, 1), **kw) -> dict:
     run = cli("lint", path.name, "--format", "json", *args, cwd=path.parent, **kw)
-    assert run.returncode in (0, 1), run.stderr
+    assert run.returncode in codes, run.stderr
     return json.loads(run.stdout)
 
 
@@ -274,3 +274,41 @@ def test_a_file_over_the_size_limit_is_skipped_from_its_size(tmp_path):
     assert report["errors"] == [{"path": "huge.md", "message":
                                  "too large: 3,221,225,472 bytes (files of at most 256,000,000 bytes are "
                                  "read; see 'Limits' in docs/cli.md), skipped"}]
+
+
+def test_semantic_text_splitter_stops_at_the_time_budget(tmp_path):
+    pytest.importorskip("semantic_text_splitter")
+    # its run is native code Python cannot interrupt: it used to go on long after
+    # the budget (a 10 s budget: 46 s); its size callback now tests the budget
+    (tmp_path / "long.md").write_text(prose(12_000) * 200)
+    report = lint_json(tmp_path / "long.md", "--no-cache", "--chunker", "text-splitter", "--size", "50",
+                       env={"CHUNKSEAM_TIME_BUDGET": "8"}, codes=(2,))
+    assert [e["message"] for e in report["errors"]] == [
+        "too large or too slow to analyse with these settings: the text-splitter chunker took longer "
+        "than 8 s; see 'Limits' in docs/cli.md"]
+
+
+def test_semantic_text_splitter_chunks_are_unchanged_by_the_budgeted_count():
+    sts = pytest.importorskip("semantic_text_splitter")
+    from chunkseam.analysis import analyze
+    from chunkseam.document import Document
+    from chunkseam.settings import Settings
+
+    text = prose(30_000, seed=5)
+    for cls in ("MarkdownSplitter", "TextSplitter"):
+        theirs = getattr(sts, cls)(120, 20, True).chunk_indices(text)
+        ours = analyze(Document(text, path="p.md"), Settings(
+            chunker="text-splitter", unit="chars", size=120, overlap=20,
+            chunker_options={"splitter": cls})).chunks
+        assert [(c.start, c.text) for c in ours] == list(theirs), cls
+
+
+def test_docutils_stops_at_the_time_budget(tmp_path):
+    # lists nested 60 deep (within the nesting limit), repeated to 400 KB: docutils
+    # reads each level again (a minute here) and used to be checked only after
+    block = "".join("  " * i + "- item\n\n" for i in range(60))
+    (tmp_path / "lists.rst").write_text(block * (400_000 // len(block)))
+    report = lint_json(tmp_path / "lists.rst", "--no-cache", env={"CHUNKSEAM_TIME_BUDGET": "3"}, codes=(2,))
+    assert [e["message"] for e in report["errors"]] == [
+        "too large or too slow to analyse with these settings: reading reStructuredText took longer "
+        "than 3 s; see 'Limits' in docs/cli.md"]

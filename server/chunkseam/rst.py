@@ -232,7 +232,18 @@ def _docutils_tree(text: str):
     from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
+    from . import budget
+
     doc = new_document("<chunkseam>", copy.copy(_settings()))
+    note_source = doc.note_source
+
+    def note_and_check(source, offset):
+        # docutils' state machines (the nested ones too) call the document's
+        # note_source for every line they read: the time budget is tested there
+        budget.check("reading reStructuredText")
+        note_source(source, offset)
+
+    doc.note_source = note_and_check
     Parser().parse(text, doc)
     return doc
 
