@@ -54,18 +54,32 @@ def too_large(size: int | str) -> SourceError:
                        f"{SEE}), skipped")
 
 
-def read_bounded(f, limit: int | None = None) -> bytes:
+def read_bounded(f, limit: int | None = None, size: int | None = None) -> bytes:
     """At most ``limit`` (:data:`~chunkseam.budget.MAX_SOURCE_BYTES`) bytes of
     the binary stream ``f``; :class:`SourceError` when there are more (a file
-    that grew since its size was read, a pipe): never more than the limit is
-    held in memory."""
+    that grew since its ``size`` was read, a pipe): never more than the limit is
+    held in memory. ``size``, a regular file's size, is read at once; anything
+    else in pieces (a read of N bytes sets N bytes aside before reading)."""
     from .budget import MAX_SOURCE_BYTES
 
     limit = MAX_SOURCE_BYTES if limit is None else limit
-    data = f.read(limit + 1)
-    if len(data) > limit:
+    parts: list[bytes] = []
+    total = 0
+    if size is not None:
+        first = f.read(min(limit, size) + 1)
+        if len(first) <= size:
+            return first  # the whole file
+        parts.append(first)
+        total = len(first)
+    while total <= limit:
+        piece = f.read(min(1 << 20, limit + 1 - total))
+        if not piece:
+            break
+        parts.append(piece)
+        total += len(piece)
+    if total > limit:
         raise too_large(f"more than {limit:,} bytes")
-    return data
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_source_bytes(path: str | Path) -> bytes:
@@ -86,7 +100,7 @@ def read_source_bytes(path: str | Path) -> bytes:
         if st.st_size > MAX_SOURCE_BYTES:
             raise too_large(st.st_size)
         with open(p, "rb") as f:
-            data = read_bounded(f)
+            data = read_bounded(f, size=st.st_size)
     except SourceError:
         raise
     except FileNotFoundError:

@@ -167,8 +167,8 @@ class Document:
         p = Path(path)
         with open(p, "rb") as f:
             # (from the size first: a multi-gigabyte file is never read whole)
-            if os.fstat(f.fileno()).st_size > MAX_SOURCE_BYTES or len(
-                    data := f.read(MAX_SOURCE_BYTES + 1)) > MAX_SOURCE_BYTES:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_SOURCE_BYTES or len(data := f.read(size + 1)) > size:
                 raise OSError(errno.EFBIG, f"too large (files of at most {MAX_SOURCE_BYTES:,} bytes are read)",
                               str(p))
         text = data.decode("utf-8")
