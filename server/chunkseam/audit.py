@@ -54,13 +54,54 @@ def read_source(
     return decode_source(read_source_bytes(path, root), keep_bom=keep_bom)
 
 
+def too_large(size: int | str) -> SourceError:
+    """The error of a file over :data:`MAX_SOURCE_BYTES` (``size``: its size in bytes, or a phrase)."""
+    from .budget import MAX_SOURCE_BYTES, SEE
+
+    what = f"{size:,} bytes" if isinstance(size, int) else size
+    return SourceError(f"too large: {what} (files of at most {MAX_SOURCE_BYTES:,} bytes are read; "
+                       f"{SEE}), skipped")
+
+
+def read_bounded(f, limit: int | None = None, size: int | None = None) -> bytes:
+    """At most ``limit`` (:data:`~chunkseam.budget.MAX_SOURCE_BYTES`) bytes of
+    the binary stream ``f``; :class:`SourceError` when there are more (a file
+    that grew since its ``size`` was read, a pipe): never more than the limit is
+    held in memory. ``size``, a regular file's size, is read at once; anything
+    else in pieces (a read of N bytes sets N bytes aside before reading)."""
+    from .budget import MAX_SOURCE_BYTES
+
+    limit = MAX_SOURCE_BYTES if limit is None else limit
+    parts: list[bytes] = []
+    total = 0
+    if size is not None:
+        first = f.read(min(limit, size) + 1)
+        if len(first) <= size:
+            return first  # the whole file
+        parts.append(first)
+        total = len(first)
+    while total <= limit:
+        piece = f.read(min(1 << 20, limit + 1 - total))
+        if not piece:
+            break
+        parts.append(piece)
+        total += len(piece)
+    if total > limit:
+        raise too_large(f"more than {limit:,} bytes")
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) -> bytes:
-    """The bytes of a regular file, or :class:`SourceError` saying why not.
+    """The bytes of a regular file, or :class:`SourceError` saying why not
+    (over :data:`~chunkseam.budget.MAX_SOURCE_BYTES`: "too large", before any
+    byte is read).
 
     A path through a symbolic link is read only when the link stays inside ``root``
     (the repository root by default, see :mod:`chunkseam.confine`; None: anywhere)
     and out of ``.git``; the reason names no part of the target.
     """
+    from .budget import MAX_SOURCE_BYTES
+
     p = Path(path)
     if root is not None:
         from .confine import refusal
@@ -76,8 +117,10 @@ def read_source_bytes(path: str | Path, root: str | Path | None = PROJECT_ROOT) 
             raise SourceError("is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise SourceError("not a regular file (a FIFO, socket or device), skipped")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise too_large(st.st_size)
         with open(p, "rb") as f:
-            data = f.read()
+            data = read_bounded(f, size=st.st_size)
     except SourceError:
         raise
     except FileNotFoundError:

@@ -29,6 +29,12 @@ from collections.abc import Iterator
 #: the largest document analysed (characters); the command line is tested on
 #: a 50 MB file, and the language server's frames are at most 64 MiB anyway
 MAX_DOCUMENT_CHARS = 64_000_000
+#: the largest file read (bytes): four bytes a character, the most UTF-8 takes, so
+#: that no file within :data:`MAX_DOCUMENT_CHARS` is refused (a notebook's JSON,
+#: whose outputs are left out of its text, has the same room). Larger files are
+#: refused from their size, before a byte is read, and a stream (stdin) is read
+#: up to it: never a whole multi-gigabyte file in memory.
+MAX_SOURCE_BYTES = 4 * 64_000_000
 #: the most chunks one document may be cut into
 MAX_CHUNKS = 200_000
 #: wall time of one analysis: DEFAULT_SECONDS plus SECONDS_PER_MILLION_CHARS

@@ -157,11 +157,16 @@ def _stdin_option(p: argparse.ArgumentParser) -> None:
 
 def read_stdin(args: argparse.Namespace) -> tuple[str, str]:
     """(display path, text) of the document piped on stdin."""
-    from .audit import SourceError, decode_source
+    from .audit import SourceError, decode_source, read_bounded
 
     name = getattr(args, "stdin_filename", None) or "-"
     try:
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        if hasattr(sys.stdin, "buffer"):
+            data = read_bounded(sys.stdin.buffer)
+        else:
+            from io import BytesIO
+
+            data = read_bounded(BytesIO(sys.stdin.read().encode("utf-8")))
         return name, decode_source(data, keep_bom=True)
     except SourceError as exc:
         raise UsageError(error_line(name, str(exc))) from None
@@ -1107,7 +1112,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 def cmd_preview(args: argparse.Namespace) -> int:
     from .analysis import analyze
-    from .preview import html_page, print_terminal
+    from .preview import html_page, print_terminal, too_many_to_draw
 
     resolved = SettingsCache(args).resolved(_settings_path(args, args.file))
     settings = resolved.settings
@@ -1130,6 +1135,9 @@ def cmd_preview(args: argparse.Namespace) -> int:
             raise UsageError(error_line(args.html, exc.strerror or str(exc))) from None
         eprint(f"wrote {args.html}: {plural(len(a.chunks), 'chunk')}, {plural(len(a.issues), 'issue')}; "
                f"{simulated}")
+        note = too_many_to_draw(a.chunks)
+        if note is not None:
+            eprint(f"{args.html}: {note}")
         return EXIT_OK
     sys.stdout.write(simulated + "\n")
     print_terminal(doc, a.chunks, a.issues, out=sys.stdout, color=use_color(sys.stdout, args.color),

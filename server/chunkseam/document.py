@@ -12,6 +12,8 @@ extra ones of :meth:`str.splitlines`.
 
 from __future__ import annotations
 
+import os
+
 import re
 import weakref
 from bisect import bisect_right
@@ -151,15 +153,25 @@ class Document:
     # -- construction ---------------------------------------------------
     @classmethod
     def from_path(cls, path: str | Path, *, kind: str | None = None) -> "Document":
-        """Read a UTF-8 file (a leading BOM is dropped, as editors do).
+        """Read a UTF-8 file (a leading BOM is kept: offsets are the file's, as a pipeline
+        reading it as UTF-8 sees them).
 
         Raises :class:`OSError` when unreadable and :class:`UnicodeDecodeError`
         when the file is not UTF-8; callers report and skip. A Jupyter notebook
         (``.ipynb``) is read as the view of its cells (:mod:`chunkseam.notebook`),
         :class:`~chunkseam.notebook.NotebookError` when it is not one.
         """
+        import errno
+
+        from .budget import MAX_SOURCE_BYTES
+
         p = Path(path)
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            # (from the size first: a multi-gigabyte file is never read whole)
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_SOURCE_BYTES or len(data := f.read(size + 1)) > size:
+                raise OSError(errno.EFBIG, f"too large (files of at most {MAX_SOURCE_BYTES:,} bytes are read)",
+                              str(p))
         text = data.decode("utf-8")  # a leading BOM is kept, as a pipeline reading UTF-8 does
         if kind is None and p.suffix.lower() == ".ipynb":
             # a notebook: the Markdown view of its cells (chunkseam.notebook);

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from . import budget
+
 #: an ESM statement line
 _ESM = re.compile(r"(?:import|export)(?=[\s{*]|$)")
 #: the start of a JSX tag at a line start: ``<Name``, ``<name.sub``, ``<>``
@@ -50,16 +52,29 @@ def _blank(state, line: int) -> bool:
     return state.isEmpty(line)
 
 
-def _scan_tag(src: str, pos: int) -> tuple[int, str, bool, bool] | None:
+#: the longest JSX tag read (attributes included), and the characters a
+#: document may spend scanning lines that start like a tag but turn out not to
+#: be one: without them every line ``<A b={`` of a file would be scanned to its
+#: end (an unclosed brace hides every later ``>``), quadratic work
+_TAG_MAX = 20_000
+_TAG_BUDGET = 400_000
+
+
+def _scan_tag(src: str, pos: int, limit: int | None = None) -> tuple[int, str, bool, bool] | None:
     """The tag starting at ``src[pos] == '<'``: (end offset after ``>``, name,
-    closing, self-closing), or None when it does not end (attributes may hold
-    strings and ``{…}`` expressions with nested braces and ``>``)."""
-    n = len(src)
+    closing, self-closing), or None when it does not end before ``limit``
+    (attributes may hold strings and ``{…}`` expressions with nested braces
+    and ``>``)."""
+    return _scan(src, pos, len(src) if limit is None else min(limit, len(src)))[0]
+
+
+def _scan(src: str, pos: int, n: int) -> tuple[tuple[int, str, bool, bool] | None, int]:
+    """:func:`_scan_tag`, and the offset where the scan stopped (its cost)."""
     i = pos + 1
     closing = i < n and src[i] == "/"
     if closing:
         i += 1
-    m = _NAME.match(src, i)
+    m = _NAME.match(src, i, n)
     name = m.group(0) if m else ""
     if m:
         i = m.end()
@@ -82,11 +97,11 @@ def _scan_tag(src: str, pos: int) -> tuple[int, str, bool, bool] | None:
         elif c == "{":
             depth = 1
         elif c == ">":
-            return i + 1, name, closing, src[i - 1] == "/"
+            return (i + 1, name, closing, src[i - 1] == "/"), i
         elif c == "<":
-            return None  # not a tag after all
+            return None, i  # not a tag after all
         i += 1
-    return None
+    return None, i
 
 
 def _tags_on(src: str, start: int, end: int, name: str) -> int:
@@ -141,8 +156,15 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
     if not m or src.startswith("</", pos):
         return False
     limit = state.eMarks[end_line - 1] if end_line > start_line else state.eMarks[start_line]
-    tag = _scan_tag(src[:limit], pos)
+    # bounded work: a tag is read up to _TAG_MAX characters, and the scans that
+    # find none share one budget per document (as expressions do, below); once
+    # it is spent, only tags that end on their first line are read
+    spent = state.env.setdefault("mdx_tag_budget", [_TAG_BUDGET])
+    if spent[0] <= 0:
+        limit = state.eMarks[start_line]
+    tag, stop = _scan(src, pos, min(limit, pos + _TAG_MAX))
     if tag is None:
+        spent[0] -= stop - pos
         return False
     tag_end, name, _closing, self_closing = tag
     # HTML's void elements written without the slash (``<br>``, ``<img …>``)
@@ -166,6 +188,8 @@ def jsx_rule(state, start_line: int, end_line: int, silent: bool) -> bool:
             line = open_last + 1
             closed = False
             while line < end_line:
+                if not line % budget.STRIDE:
+                    budget.check("reading MDX")
                 s = _line(state, line)
                 f = _FENCE.match(s)
                 if fence:

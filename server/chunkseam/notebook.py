@@ -321,19 +321,29 @@ def read_document(text: str, path: str | None = None, *, outputs: bool = False, 
 
 def cell_line_col(doc, offset: int) -> tuple[int, int, int]:
     """``(cell number from 1, line, column)`` of a view offset, line and column
-    1-based in the cell's source (columns in characters)."""
+    1-based in the cell's source (columns in characters).
+
+    Read from the document's line index (a binary search), not by counting
+    the cell's text: a notebook's every issue is placed this way, and a long
+    cell with many issues would otherwise cost its length for each."""
     nbmap: NotebookMap = doc.notebook
     cell, off = nbmap.to_cell(offset)
     if cell < 0:
         return 0, 1, 1
     s, e = nbmap.span(cell)
-    src = doc.text[s:e]
-    off = min(off, len(src))
-    before = src[:off]
-    line = before.count("\n") + before.count("\r") - before.count("\r\n")
-    last = max(before.rfind("\n"), before.rfind("\r"))
+    text = doc.text
+    off = min(off, e - s)
+    x = s + off
+    starts = doc.line_starts
+    first = bisect_right(starts, s)
+    upto = bisect_right(starts, x)
+    # the line breaks wholly inside the cell's text before the offset (the
+    # character before a cell's source is never a \r, so none straddles s)
+    line = upto - first
+    last = starts[upto - 1] - 1 - s if line else -1
+    if x > s and text[x - 1] == "\r" and text.startswith("\n", x):
+        line, last = line + 1, off - 1  # the offset splits a CRLF: its \r ends a line
     return cell + 1, line + 1, off - last
-
 
 
 def cells_label(doc, start: int, end: int) -> str:
@@ -388,20 +398,29 @@ def source_lines(raw: str) -> list[tuple[int, bool]]:
     # each open container: (bracket, the key that opened it, or "cell")
     stack: list[tuple[str, str]] = []
     key = ""
+    # the line of an offset, counted on from the previous one (offsets only grow)
+    seen, line_at = 0, 1
+
+    def line_of(offset: int) -> int:
+        nonlocal seen, line_at
+        line_at += raw.count("\n", seen, offset)
+        seen = offset
+        return line_at
+
     for m in _JSON_TOKEN.finditer(raw):
         tok = m.group(0)
         c = tok[0]
         if c == '"':
             key = tok[1: tok.rindex('"')] if m.group(1) else ""
             if key in ("source", "input") and stack and stack[-1] == ("{", "cell"):
-                line = raw.count("\n", 0, m.end()) + 1
+                line = line_of(m.end())
                 rest = raw[m.end(): m.end() + 64].lstrip(" \t")
                 per_line = rest.startswith("[") and rest[1:].lstrip(" \t").startswith(("\n", "\r"))
                 out[-1] = (line, per_line)
             continue
         if c in "{[":
             if c == "{" and stack and stack[-1] == ("[", "cells"):
-                out.append((raw.count("\n", 0, m.start()) + 1, False))
+                out.append((line_of(m.start()), False))
                 stack.append(("{", "cell"))
             else:
                 stack.append((c, key))

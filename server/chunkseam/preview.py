@@ -298,9 +298,71 @@ def _issue_payload(doc: Document, issues: Sequence[Issue]) -> list[dict[str, Any
     return out
 
 
+def _segments(points: list[int], chunk_spans: list[tuple[int, int, int]],
+              issue_spans: list[tuple[int, int, int]]) -> list[_Seg]:
+    """The pieces between consecutive ``points`` with, for each, the chunks and
+    the issues whose spans contain it (each in index order), by one sweep over
+    the points: the spans that start at a point join the open set there and
+    those that end leave it. Every span's ends are points (clamped into the
+    text), so a piece lies wholly inside or outside each span."""
+    where = {p: k for k, p in enumerate(points)}
+    last = len(points) - 1
+
+    def events(spans):
+        opens: dict[int, list[int]] = {}
+        closes: dict[int, list[int]] = {}
+        for start, end, key in spans:
+            a = where.get(start, 0 if start < points[0] else None)
+            b = where.get(end, last if end > points[-1] else None)
+            if a is None or b is None or b <= a:
+                continue  # empty, or not on the points: contains no piece
+            opens.setdefault(a, []).append(key)
+            closes.setdefault(b, []).append(key)
+        return opens, closes
+
+    c_open, c_close = events(chunk_spans)
+    i_open, i_close = events(issue_spans)
+    owners: dict[int, None] = {}
+    active: dict[int, None] = {}
+    segs: list[_Seg] = []
+    for k in range(last):
+        for key in c_close.get(k, ()):
+            owners.pop(key, None)
+        for key in i_close.get(k, ()):
+            active.pop(key, None)
+        for key in c_open.get(k, ()):
+            owners[key] = None
+        for key in i_open.get(k, ()):
+            active[key] = None
+        segs.append(_Seg(points[k], points[k + 1], tuple(sorted(owners)), tuple(sorted(active))))
+    return segs
+
+
+#: the most chunks one page draws (per document and strategy): each is a band,
+#: cut markers and issue titles, some 3 KB of HTML for a chunk of one character;
+#: past a few thousand the page weighs tens of megabytes and no reader can use
+#: it. The drawing then says so, and the figures (header, table, JSON data) stay.
+MAX_DRAWN_CHUNKS = 5_000
+
+
+def too_many_to_draw(chunks: Sequence[Chunk]) -> str | None:
+    """The note shown instead of a drawing of more than :data:`MAX_DRAWN_CHUNKS` chunks, or None."""
+    if len(chunks) <= MAX_DRAWN_CHUNKS:
+        return None
+    return (f"too many chunks to draw: {len(chunks):,} (at most {MAX_DRAWN_CHUNKS:,} are drawn); "
+            "raise the chunk size to see the document's bands")
+
+
 def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue], *,
                   doc_index: int = 0) -> str:
-    """The document text with chunk bands, overlap stripes, cut markers and issue anchors."""
+    """The document text with chunk bands, overlap stripes, cut markers and issue anchors
+    (or, past :data:`MAX_DRAWN_CHUNKS` chunks, a note saying there are too many to draw).
+
+    Linear in the chunks and issues: the pieces between their boundaries are
+    found by one sweep (:func:`_segments`)."""
+    note = too_many_to_draw(chunks)
+    if note is not None:
+        return f'<div class="cs-doc cs-too-many" data-doc="{doc_index}"><p>{_esc(note)}</p></div>'
     text = doc.text
     n = len(text)
     chunks = sorted(chunks, key=lambda c: (c.index))
@@ -330,11 +392,10 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
             bounds.update((s, e))
     bounds.update(cuts)
     points = sorted(bounds)
-    segs: list[_Seg] = []
-    for a, b in zip(points, points[1:]):
-        owners = tuple(c.index for c in chunks if c.start <= a and b <= c.end)
-        iss = tuple(k for k, i in enumerate(issues) if i.start <= a and b <= i.end and i.end > i.start)
-        segs.append(_Seg(a, b, owners, iss))
+    segs = _segments(points, [(c.start, c.end, c.index) for c in chunks],
+                     [(i.start, i.end, k) for k, i in enumerate(issues) if i.end > i.start])
+    range_set = set(range_issues)
+    by_index = {c.index: c for c in chunks}
     anchored: set[int] = set()
     emitted: set[int] = set()
     parts: list[str] = []
@@ -348,7 +409,7 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
 
     def open_(k: int) -> None:
         nonlocal open_band
-        c = chunks[k] if k < len(chunks) and chunks[k].index == k else next(x for x in chunks if x.index == k)
+        c = by_index[k]
         if k in emitted:
             attr = f'data-chunk-cont="{k}"'
         else:
@@ -408,7 +469,7 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
             classes += ["cs-issue", f"cs-sev-{worst.severity}"]
             titles = "\n".join(f"{issues[k].code} {issues[k].name}: {issues[k].message}" for k in seg.issues)
             attrs += f' title="{_esc(titles)}"'
-            mine = [k for k in seg.issues if k in range_issues and k not in anchored]
+            mine = [k for k in seg.issues if k in range_set and k not in anchored]
             if mine:
                 anchored.update(mine)
                 attrs += f' data-issues="{" ".join(map(str, mine))}"'
@@ -431,6 +492,9 @@ def document_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue
 
 
 def side_list_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issue], *, unit: str) -> str:
+    note = too_many_to_draw(chunks)
+    if note is not None:
+        return f'<p class="cs-list cs-too-many">{_esc(note)}</p>'
     by_chunk = _issues_by_chunk(issues)
     items = []
     for c in chunks:

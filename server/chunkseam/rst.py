@@ -111,6 +111,42 @@ class _Text:
         return j
 
 
+#: the deepest nesting read (block quotes, directive bodies, list items):
+#: docutils parses each level's body again with a state machine of its own
+#: (work grows with depth × size, and Python's recursion limit is met a few
+#: hundred levels down); real documents nest a dozen levels at most
+MAX_NESTING = 64
+#: a list or enumeration marker at the start of a line's content (``- ``, ``1. ``, ``(a) ``, ``#. ``)
+_MARKER = re.compile(r"(?:[-*+\u2022\u2023\u2043]|\(?(?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)])[ \t]+(?=\S)")
+
+
+def nesting(t: "_Text") -> int:
+    """How deeply ``t`` nests: the most blocks open at once, judged from the
+    lines' indentation and the list markers that start them (``- - - x`` is
+    three lists deep). One pass over the lines."""
+    stack: list[int] = []  # the content columns of the open blocks
+    deepest = 0
+    text = t.text
+    for i in range(t.n):
+        a, e = t.starts[i], t.ends[i]
+        m = a
+        while m < e and text[m] in " \t":
+            m += 1
+        if m == e:
+            continue
+        ind = m - a
+        while stack and stack[-1] > ind:
+            stack.pop()
+        if ind > (stack[-1] if stack else 0):
+            stack.append(ind)
+        mk = _MARKER.match(text, m, e)
+        while mk is not None:
+            stack.append(mk.end() - a)
+            mk = _MARKER.match(text, mk.end(), e)
+        deepest = max(deepest, len(stack))
+    return deepest
+
+
 _SETTINGS = None
 _LOOKUP_PATCHED = False
 
@@ -140,6 +176,9 @@ def _generic_directives() -> None:
         has_content = True
 
         def run(self):
+            from . import budget
+
+            budget.check("reading reStructuredText")  # (each unknown directive: a nested parse)
             node = nodes.container()
             node.line = self.lineno
             if self.content:
@@ -193,7 +232,18 @@ def _docutils_tree(text: str):
     from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
+    from . import budget
+
     doc = new_document("<chunkseam>", copy.copy(_settings()))
+    note_source = doc.note_source
+
+    def note_and_check(source, offset):
+        # docutils' state machines (the nested ones too) call the document's
+        # note_source for every line they read: the time budget is tested there
+        budget.check("reading reStructuredText")
+        note_source(source, offset)
+
+    doc.note_source = note_and_check
     Parser().parse(text, doc)
     return doc
 
@@ -465,9 +515,17 @@ def records(text: str) -> tuple:
             last = r[2]
         for k in range(r[1], last + 1):
             taken[k] = True
+    from . import budget
+
+    depth = nesting(t)
+    if depth > MAX_NESTING:
+        raise budget.BudgetExceeded(f"the reStructuredText nests {depth:,} blocks deep "
+                                    f"(at most {MAX_NESTING} are read)")
     try:
         # (docutils splits lines as str.splitlines does; the line numbers here count \r\n, \r and \n only)
         doc = _docutils_tree(text.translate(_OTHER_BREAKS))
+    except budget.BudgetExceeded:
+        raise
     except Exception:  # noqa: BLE001 - docutils on hostile input: fall back to the raw scan + paragraphs
         doc = None
 
@@ -485,6 +543,7 @@ def records(text: str) -> tuple:
     para_lines = frozenset(p.line - 1 for p in doc.findall(nodes.paragraph) if p.line) if doc else frozenset()
     if doc is not None:
         def walk(node, depth: int) -> None:
+            budget.check("reading reStructuredText")
             for ch in node.children:
                 if isinstance(ch, nodes.section):
                     walk(ch, depth + 1)
