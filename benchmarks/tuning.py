@@ -14,6 +14,8 @@ four configurations, each read at the source and judged for its *value*:
               (LlamaIndex SentenceSplitter 512/50 tokens)
 ``severity``  the severity reported when the item was sampled
 ``round``     ``after`` for items drawn from the reports of the changed rules
+``expect``    (optional) the rule that should be reported there when it is
+              not the one judged: a report of it now counts as right
 
 The other keys are those of ``benchmarks/judged.py`` (path, kind, offset,
 rule, note, sha).
@@ -74,13 +76,29 @@ def _issues(path: str, setting: str, cache: dict):
 
 
 def now(item: dict, cache: dict) -> str | None:
-    """The severity the current code reports ``item``'s rule at its offset
-    with (the loudest), or None."""
-    sev = [s for off, code, s, _i in _issues(item["path"], item["setting"], cache)
-           if off == item["offset"] and code == item["rule"]]
-    if not sev:
-        return None
-    return min(sev, key=lambda s: ("error", "warning", "info", "hint").index(s))
+    """The severity the current code reports ``item``'s rule (or the rule it
+    ``expect``s there) at its offset with (the loudest), or None."""
+    return now_report(item, cache)[1]
+
+
+def now_report(item: dict, cache: dict) -> tuple[str | None, str | None]:
+    """(code, severity) of the loudest report of ``item``'s rule or of its
+    ``expect`` at its offset now, or (None, None)."""
+    codes = {item["rule"], item.get("expect") or item["rule"]}
+    found = [(s, code) for off, code, s, _i in _issues(item["path"], item["setting"], cache)
+             if off == item["offset"] and code in codes]
+    if not found:
+        return None, None
+    s, code = min(found, key=lambda x: ("error", "warning", "info", "hint").index(x[0]))
+    return code, s
+
+
+def verdict_now(item: dict, code: str | None) -> str:
+    """An item's verdict for what is reported now: a report with the code
+    the item ``expect``s (another than the one judged) is right."""
+    if code is not None and code != item["rule"] and code == item.get("expect"):
+        return "T"
+    return item["verdict"]
 
 
 def _ap(c: Counter) -> str:
@@ -102,10 +120,10 @@ def score(items: list[dict], cache: dict | None = None) -> None:
         if it.get("round") != "after" and it["severity"] in LOUD:
             for k in keys:
                 before[k][it["verdict"]] += 1
-        sev = now(it, cache)
+        code, sev = now_report(it, cache)
         if sev in LOUD:
-            for k in keys:
-                after[k][it["verdict"]] += 1
+            for k in ((code,) + keys[1:]):
+                after[k][verdict_now(it, code)] += 1
         else:
             quiet[it["verdict"], sev or "gone"] += 1
     print(f"{'':16} {'actionable precision before':34} {'now':34}")

@@ -121,6 +121,7 @@ from .cache import ByteLRU
 from .checks import registry
 from .checks.base import REACH, ChunkView, Context, CutMessage
 from .checks.chunks import chunk_issues
+from .checks.impact import grade
 from .checks.code import CODE_ORDER, PYTHON_ORDER
 from .checks.cuts import (
     MARKDOWN_ORDER,
@@ -246,6 +247,8 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
         issues.extend(chunk_issues(ctx, first_content))
     if "CS304" in enabled:
         issues.extend(uncovered(ctx, claimed))
+    # what each cut costs: a unit whole in another chunk, or decoration, is info
+    issues = grade(ctx, issues)
 
     from .checks.suppress import apply
 

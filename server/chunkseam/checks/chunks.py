@@ -88,14 +88,31 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         msg = f"chunk {view.position + 1} has {tokens} {unit}, over the size of {size}"
     else:
         msg = f"chunk {view.position + 1} is over the size budget"
+    quiet = False
     if view.oversize:
         from .code import kept_whole
 
         what = kept_whole(ctx, view.start, view.end)
         msg += f" ({what} kept whole)" if what else " (an atomic unit kept whole)"
-    return ctx.issue("CS101", msg, s, e, chunk=view.position,
-                     hint="split the unit, raise the size, or accept it",
-                     chunk_span=[view.start, view.end], tokens=tokens, size=size)
+        # nothing is cut: the chunker kept the unit whole on purpose, and a
+        # chunk up to twice the size still embeds as one topic (info)
+        quiet = (not getattr(ctx.settings, "loud_kept_whole", False) and tokens is not None
+                 and isinstance(size, int) and tokens <= KEPT_WHOLE_RATIO * size)
+        if quiet:
+            msg += f" — nothing is cut; loud from {KEPT_WHOLE_RATIO} times the size"
+    issue = ctx.issue("CS101", msg, s, e, chunk=view.position,
+                      hint="split the unit, raise the size, or accept it",
+                      chunk_span=[view.start, view.end], tokens=tokens, size=size)
+    if quiet:
+        from .impact import quieter
+
+        issue.severity = quieter(issue.severity)
+        issue.data["impact"] = "kept-whole"
+    return issue
+
+
+#: CS101: a chunk kept whole over the size is info up to this many times the size
+KEPT_WHOLE_RATIO = 2
 
 
 def fragment(ctx: Context, view: ChunkView) -> Issue | None:

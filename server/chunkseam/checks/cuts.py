@@ -682,6 +682,8 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if leaf.kind == "heading":
         if not ctx.text[c : leaf.end].strip():
             return None  # before the heading's trailing spaces: after the heading (CS007's cut)
+        if in_underline(ctx.text, leaf, c):
+            return None  # in the underline only: the title is whole (CS007 judges the cut)
         title = heading_as_written(ctx.text, leaf)
         return _finish(ctx, "CS002", cut, f'inside the heading "{title}"', leaf.start, leaf.end,
                        hint="cut before or after the heading", heading=[leaf.start, leaf.end])
@@ -699,6 +701,26 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                    hint="cut at a sentence or paragraph boundary",
                    **{"fix": "paragraph-break", "offset": a, "sentence": [a, b], "sentence_start": a,
                       "paragraph": [leaf.start, leaf.end]})
+
+
+_ADORNMENT_LINE = re.compile(r"[ \t]*([!-/:-@\[-`{-~])\1*[ \t]*")
+
+
+def in_underline(text: str, heading, c: int) -> bool:
+    """Whether ``c`` falls in the underline of a setext or reStructuredText
+    heading (its last line, one punctuation character repeated), after the
+    title's line."""
+    ls = max(text.rfind("\n", heading.start, c), text.rfind("\r", heading.start, c))
+    if ls < 0:
+        return False  # on the title's first line
+    line_end = heading.end
+    for eol in ("\n", "\r"):
+        k = text.find(eol, c, heading.end)
+        if k >= 0:
+            line_end = min(line_end, k)
+    if line_end < heading.end and text[line_end:heading.end].strip():
+        return False  # not the heading's last line (an overline)
+    return _ADORNMENT_LINE.fullmatch(text, ls + 1, line_end) is not None
 
 
 def _at_hard_break(text: str, c: int) -> bool:
@@ -751,6 +773,8 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _orphan_lead_in(ctx, cut, h, body)
         return None
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
+    if h_end > c and in_underline(ctx.text, h, c):
+        h_end = c  # in a setext or reStructuredText underline: after the title, as a reader sees it
     if h_end > c or ctx.text[h_end : c].strip():
         return None
     if not _left_only(ctx, cut, h.start):
