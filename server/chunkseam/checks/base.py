@@ -593,16 +593,28 @@ class Context:
         half = SENTENCE_WINDOW // 2
         lo = max(block.start, offset - half)
         hi = min(block.end, offset + half)
+        # a window's edge at a likely sentence end, else at a line break: never
+        # inside a tag or a link of a long run of markup (a wall of 40 avatar
+        # links, one per line, holds no sentence end), whose clipped half would
+        # read as words
         if lo > block.start:
             m = _SENTENCE_END.search(text, lo, offset)
             if m:
                 lo = m.end()
+            else:
+                nl = text.find("\n", lo, offset)
+                if nl >= 0:
+                    lo = nl + 1
         if hi < block.end:
             last = None
             for last in _SENTENCE_END.finditer(text, offset, hi):
                 pass
             if last is not None:
                 hi = last.end()
+            else:
+                nl = text.rfind("\n", offset + 1, hi)
+                if nl >= 0:
+                    hi = nl
         key = (lo, hi)
         got = self._windows.get(key)
         if got is None:
