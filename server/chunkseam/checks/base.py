@@ -888,6 +888,12 @@ def _before(text: str, cut: int, lo: int, width: int) -> str:
         sp = piece.find(" ", 0, 12)
         if sp >= 0:
             piece = piece[sp + 1 :]
+        elif _IN_URL.fullmatch(piece):
+            # inside a long URL: from its last separator before the cut's
+            # words ("…/acme-sponsor-8/w", not "…ncollective.com/acme-sponsor-8/w")
+            k = max(piece.rfind(ch, 0, len(piece) - 8) for ch in _URL_SEPARATORS)
+            if k > 0:
+                piece = piece[k:]
         return "…" + _clean(piece)
     return _clean(piece)
 
@@ -900,8 +906,17 @@ def _after(text: str, cut: int, hi: int, width: int) -> str:
         sp = piece.rfind(" ", len(piece) - 12)
         if sp > 0:
             piece = piece[:sp]
+        elif _IN_URL.fullmatch(piece):  # inside a long URL: up to its next separator after the cut's words
+            seps = [k for k in (piece.find(ch, 8) for ch in _URL_SEPARATORS) if k > 0]
+            if seps:
+                piece = piece[: min(seps)]
         return _clean(piece) + "…"
     return _clean(piece)
+
+
+#: a piece of a URL (no space, a path or query separator in it) and its separators
+_IN_URL = re.compile(r"[^\s]*[/?&=#][^\s]*")
+_URL_SEPARATORS = "/?&=#"
 
 
 def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32, limit: int = 0) -> str:

@@ -136,7 +136,7 @@ def _judge(kind: str, text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip(" \t>|-")]
     n = len(lines)
     if images >= 2 and words <= 2 + images // 4 and link_words <= 4 * max(images, links):
-        return "a badge row" if n <= 3 else "an image wall (badges, logos or avatars)"
+        return "a badge row" if n <= 3 or images <= 8 else "an image wall (badges, logos or avatars)"
     if images >= 1 and words == 0 and link_words <= 3 * images:
         return "an image's markup"
     if links >= 3 and words <= max(2, links // 3) and link_words <= 5 * links:

@@ -169,13 +169,17 @@ def junk_side(text: str, issue: Issue) -> str | None:
                 # a span's marks: the text around the span on that side of the
                 # cut must end there too ("(``make_app``⟂).", not "[jsx⟂] depending on…")
                 if a == c:
-                    eol = text.find("\n", b)
-                    rest = text[b : eol if eol >= 0 else len(text)]
-                else:
+                    # the span's sentence or line ends after its marks ("). Both…", ").⏎")
+                    m = marks.match(text, b, min(len(text), b + 40))
+                    nxt = text[m.end() : m.end() + 1]
+                    ends = "\n" in m.group() or (any(p in m.group() for p in ".!?")
+                                                  and (not nxt or nxt.isupper() or nxt.isspace()))
+                    if not ends:
+                        continue
+                else:  # its line starts with the span's opening marks (a list item's "3. **`")
                     bol = text.rfind("\n", 0, a) + 1
-                    rest = text[bol:a]
-                if not marks.fullmatch(rest if a == c else _MARKER.sub("", rest, count=1)):
-                    continue
+                    if not marks.fullmatch(_MARKER.sub("", text[bol:a], count=1)):
+                        continue
             return " ".join(piece.split()) or None
     return None
 
