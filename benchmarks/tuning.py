@@ -189,7 +189,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"=== {g['path']} [{g['setting']}] @{g['offset']} {g['rule']} {g['severity']}"
                   f" sha={g['sha']}\n--- {g['message']}\n{g['context']}\n")
         return 0
-    score(load_items())
+    items = load_items()
+    print("== the sample drawn before the rules changed (as sampled, and now)")
+    score([i for i in items if i.get("round") != "after"])
+    after = [i for i in items if i.get("round") == "after"]
+    if after:
+        print("\n== reports drawn after the rules changed (new loud reports and a fresh sample; now)")
+        score([dict(i, round=None) for i in after])
     return 0
 
 

@@ -100,6 +100,13 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
                  and isinstance(size, int) and tokens <= KEPT_WHOLE_RATIO * size)
         if quiet:
             msg += f" — nothing is cut; loud from {KEPT_WHOLE_RATIO} times the size"
+        elif not getattr(ctx.settings, "loud_decoration", False):
+            from .decoration import region
+
+            where = region("html_block", ctx.text[view.start : view.end])
+            if where:  # a sponsor table kept whole: nothing is cut, nobody retrieves it
+                quiet = True
+                msg += f" — in {where} (decoration)"
     issue = ctx.issue("CS101", msg, s, e, chunk=view.position,
                       hint="split the unit, raise the size, or accept it",
                       chunk_span=[view.start, view.end], tokens=tokens, size=size)
@@ -107,7 +114,7 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         from .impact import quieter
 
         issue.severity = quieter(issue.severity)
-        issue.data["impact"] = "kept-whole"
+        issue.data["impact"] = "decoration" if msg.endswith("(decoration)") else "kept-whole"
     return issue
 
 

@@ -25,8 +25,10 @@ from ..cache import ByteLRU, text_key
 _CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)
 
 #: the block kinds a region is judged on (containers and leaves alike)
-KINDS = frozenset({"html_block", "table", "paragraph", "bullet_list", "ordered_list", "blockquote",
-                   "jsx", "fence", "code"})
+KINDS = frozenset({"html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
+                   "blockquote", "jsx", "explicit", "directive", "fence", "code"})
+#: raw markup blocks: one with tags and no word of text is markup only (an embed, a list of anchors)
+_RAW = frozenset({"html_block", "jsx", "explicit", "directive"})
 #: blocks longer than this are judged on their first and last parts only
 _READ = 40_000
 
@@ -51,6 +53,7 @@ _LICENCE = re.compile("|".join(_W.join(p.split()) for p in (
 _LICENCE_FILE = re.compile(r"(?:un)?licen[cs]e(?:[-_.][\w.-]*)?|copying(?:[-_.][\w.-]*)?|notice(?:\.\w+)?",
                            re.IGNORECASE)
 
+_DIRECTIVE_HEAD = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::[^\n]*", re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _IMG_TAG = re.compile(r"<(?:img|svg|picture|source|video)\b[^>]*>", re.I)
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.I | re.S)
@@ -97,6 +100,8 @@ def _judge(kind: str, text: str) -> str:
     if kind in ("fence", "code"):
         return ""
     body = _COMMENT.sub(" ", text)
+    if kind in ("explicit", "directive"):  # the directive's own head (".. raw:: html") is not text
+        body = _DIRECTIVE_HEAD.sub(" ", body, count=1)
     if kind == "table":
         body = re.sub(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$", " ", body, flags=re.M)  # the delimiter row
     images = len(_IMG_TAG.findall(body))
@@ -112,7 +117,7 @@ def _judge(kind: str, text: str) -> str:
         nonlocal link_words, links
         links += 1
         targets.append(m.group(2) or "")
-        link_words += len(_WORD.findall(m.group(1)))
+        link_words += len(_WORD.findall(_TAG.sub(" ", m.group(1))))  # (an <img> as a link's text: no words)
         return " "
 
     body = _LINK.sub(_md_link, body)
@@ -139,6 +144,8 @@ def _judge(kind: str, text: str) -> str:
         return "a badge row" if n <= 3 or images <= 8 else "an image wall (badges, logos or avatars)"
     if images >= 1 and words == 0 and link_words <= 3 * images:
         return "an image's markup"
+    if kind in _RAW and words == 0 and link_words == 0 and _TAG.search(text):
+        return "markup with no text (an embed, anchors)"
     if links >= 3 and words <= max(2, links // 3) and link_words <= 5 * links:
         inside = sum(1 for t in targets if t.startswith("#"))
         if inside * 5 >= links * 3:
