@@ -252,9 +252,13 @@ _BACK_REF = re.compile(
     r"|(?:the|this|that|these|those|our)\s+(?:previous|preceding|above)\s+(?:" + _REFERENT + r")"
     r"|(?:the|this|that|these|those|our)\s+(?:[\w`'-]+\s+){0,2}?(?:" + _REFERENT + r")\s+above"
     r"|(?:" + _SHOWN + r")\s+(?:above|in\s+the\s+previous\s+(?:" + _REFERENT + r"))"
-    # "…but these three are the best", "both of them", "both imports will be…"
-    # (not "both X and Y", which names what it means)
-    r"|(?:these|those)\s+(?:two|three|four|five|six|seven|eight|nine|ten)"
+    r")(?![\w-])", re.IGNORECASE)
+#: a count that points back: "…but these three are the best", "both of them",
+#: "both imports will be…" (not "both X and Y", nor "both types of …", which
+#: name what they mean)
+_COUNT_REF = re.compile(
+    r"(?<![\w-])(?:"
+    r"(?:these|those)\s+(?:two|three|four|five|six|seven|eight|nine|ten)"
     r"|both\s+of\s+(?:these|those|them)"
     r"|both\s+(?![^.:;\n]{0,60}?\band\b)(?:[\w`'-]+\s+)?[\w`'-]*[a-z]s(?!\s+of\b)"
     r")(?![\w-])", re.IGNORECASE)
@@ -266,7 +270,7 @@ BACK_REF_REACH = 400
 #: every match of :data:`_BACK_REF` holds one of these (lower case); none
 #: holds an "i", "k" or "s", which case-insensitive matching also finds as
 #: "ı", "K" (Kelvin) or "ſ"
-_BACK_REF_WORDS = ("above", "earl", "before", "prev", "prece", "both", "the", "tho")
+_BACK_REF_WORDS = ("above", "earl", "before", "prev", "prece")
 
 
 def _named_before(text: str, start: int, hit: re.Match) -> bool:
@@ -458,6 +462,9 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
         piece = text[q:lim]
         if _may_refer_back(piece):
             hit = _BACK_REF.search(text, q, lim)
+        if hit is None and ("both" in piece or "hese" in piece or "hose" in piece
+                            or not piece.isascii()):  # (a cheap test first: most openings have neither)
+            hit = _COUNT_REF.search(text, q, lim)
             if hit is not None and _named_before(text, q, hit):
                 hit = None
         if hit is None and not piece.isascii() and any(c in piece for c in _CJK_BACK_REF_CHARS):

@@ -16,8 +16,8 @@ in a large document reads no block again.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import PurePath
 
 from ..cache import ByteLRU, text_key
 
@@ -49,6 +49,10 @@ _LICENCE = re.compile("|".join(_W.join(p.split()) for p in (
     r"this source code form is subject to the terms of the mozilla public",
     r"under the terms of the gnu (?:lesser |affero )?general public license",
 )), re.IGNORECASE)
+#: what every decoration holds one of (markup, a link, an image) ...
+_SIGNS = ("<", "](", "][", "![")
+#: ... unless it is a licence, which holds one of these words
+_LICENCE_HINT = re.compile(r"warrant|licen[cs]|permission|redistribut|free software|public domain", re.IGNORECASE)
 #: a licence file: LICENSE, LICENCE.md, COPYING, NOTICE, LICENSE-MIT, UNLICENSE …
 _LICENCE_FILE = re.compile(r"(?:un)?licen[cs]e(?:[-_.][\w.-]*)?|copying(?:[-_.][\w.-]*)?|notice(?:\.\w+)?",
                            re.IGNORECASE)
@@ -76,7 +80,7 @@ def licence_file(path: str | None) -> bool:
     """Whether ``path`` names a licence file (LICENSE, COPYING.md, NOTICE …)."""
     if not path:
         return False
-    return _LICENCE_FILE.fullmatch(PurePath(path).name) is not None
+    return _LICENCE_FILE.fullmatch(os.path.basename(path.replace("\\", "/"))) is not None
 
 
 def region(kind: str, text: str) -> str:
@@ -85,6 +89,8 @@ def region(kind: str, text: str) -> str:
     text" …) — or "" when it is content. Cached by kind and text."""
     if kind not in KINDS:
         return ""
+    if not any(sig in text for sig in _SIGNS) and not _LICENCE_HINT.search(text):
+        return ""  # no markup, no link, no licence word: content (decided without the cache)
     key = (kind, text_key(text))
     got = _CACHE.get(key)
     if got is None:

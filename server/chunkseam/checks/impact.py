@@ -186,7 +186,10 @@ def junk_side(text: str, issue: Issue) -> str | None:
 
 def _decoration(ctx: Context, issue: Issue) -> str:
     """The decoration the issue's cut falls in ("" for content)."""
-    if licence_file(getattr(ctx.doc, "path", None)):
+    whole = ctx.__dict__.get("_licence_file")
+    if whole is None:  # (asked once per validation)
+        whole = ctx.__dict__["_licence_file"] = licence_file(getattr(ctx.doc, "path", None))
+    if whole:
         return "licence text"
     if ctx.doc.kind not in ("markdown", "text"):
         return ""
@@ -198,9 +201,12 @@ def _decoration(ctx: Context, issue: Issue) -> str:
         return ""
     st = ctx.structure
     text = ctx.text
+    seen = ctx.__dict__.setdefault("_regions", {})  # each block judged once per validation
     for b in st.strictly_containing(at):
-        kind = b.kind
-        got = region(kind, text[b.start : b.end])
+        key = (b.kind, b.start, b.end)
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = region(b.kind, text[b.start : b.end])
         if got:
             return got
     return ""
