@@ -44,7 +44,10 @@ text-only validator sees are ``text[lo:cut]`` and ``text[cut:hi]``.
 
 * ``chunkseam``  the source-aware validator, :func:`chunkseam.validate.validate`
   with the labelled cuts as chunk boundaries (one call per document); a cut is
-  flagged when an error/warning issue has ``cut == offset``;
+  flagged when an error/warning issue has ``cut == offset``, or an issue that
+  the impact grading made info (a cut in decoration such as a badge table or
+  a licence, or a unit whole but for a mark: detected, and worth less; the
+  run prints how many);
 * ``text-only``  chunkseam's Markdown-aware text-only mode
   (:func:`chunkseam.validate.validate_text_only`) on the two window chunks;
 * ``article``    the field article's four text-only checks, as published:
@@ -65,7 +68,7 @@ import argparse
 import random
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -472,9 +475,20 @@ def judge_chunkseam(path: str, text: str, cuts: list[LabelledCut]) -> dict[int, 
         chunks = [Chunk(a, b, i, source=text, tokens=b - a)
                   for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
         for i in validate(doc, chunks, settings, sizer=CharSizer()):
-            if i.cut is not None and i.severity in ("error", "warning") and i.cut in offs:
+            if i.cut is None or i.cut not in offs:
+                continue
+            if i.severity in ("error", "warning"):
                 out[i.cut].append(i.code)
+            elif (i.data or {}).get("impact"):
+                # found, and made info by what the cut costs (decoration, a unit
+                # whole but for a mark): the cut is detected; counted apart
+                out[i.cut].append(i.code)
+                QUIETED[i.data.get("region") or i.data["impact"]] += 1
     return out
+
+
+#: cuts found but made info by the impact grading (chunkseam.checks.impact), by why
+QUIETED: Counter = Counter()
 
 
 GAP = 40
@@ -559,6 +573,9 @@ def main(argv: list[str] | None = None) -> int:
         files = files[::step]
     cuts = build(files, per_file=args.per_file)
     report(evaluate(cuts), examples=args.examples)
+    if QUIETED:
+        print("flagged at info by the impact grading (decoration, marks only on one side):",
+              ", ".join(f"{k} {v}" for k, v in QUIETED.most_common()))
     return 0
 
 

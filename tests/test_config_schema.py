@@ -52,6 +52,9 @@ VALID = {
     "chunk-symbols": True,
     "chunk-folding": False,
     "notebook-outputs": True,
+    "loud-overlap": True,
+    "loud-decoration": False,
+    "loud-kept-whole": True,
     "extend": "../chunkseam.toml",
 }
 
@@ -78,6 +81,9 @@ INVALID = {
     "embedding-model": ["has space"],
     "chunk-symbols": ["yes"],
     "notebook-outputs": ["true", 1],
+    "loud-overlap": ["yes"],
+    "loud-decoration": [1],
+    "loud-kept-whole": ["false"],
     "chunker": ["has space", 3],
 }
 

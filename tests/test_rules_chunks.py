@@ -42,7 +42,7 @@ def test_fragment_not_for_a_single_chunk_document():
     assert codes_of(validate(Document(text), make_chunks(text, [(0, 5)]), Settings()), "CS102") == []
     doc, chunks, _ = marked("A long enough first chunk of text here. ✂Tiny.")
     (i,) = codes_of(validate(doc, chunks, Settings(min_tokens=10, unit="chars")), "CS102")
-    assert i.chunk == 1 and i.data == {"tokens": 5, "min_tokens": 10}
+    assert i.chunk == 1 and i.data == {"chars": 5, "min_chars": 10}  # (the unit of the run, named)
 
 
 def test_dangling_reference_variants():

@@ -403,6 +403,9 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "chunk_symbols": _bool,
     "chunk_folding": _bool,
     "notebook_outputs": _bool,
+    "loud_overlap": _bool,
+    "loud_decoration": _bool,
+    "loud_kept_whole": _bool,
 }
 assert set(_CHECKS) <= _FIELDS, set(_CHECKS) - _FIELDS
 

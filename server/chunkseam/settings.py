@@ -86,6 +86,15 @@ class Settings:
     #: default, so that the editor's own headings, functions and folds stay
     chunk_symbols: bool = False
     chunk_folding: bool = False
+    #: keep the rule's severity for a cut whose unit is whole in another chunk
+    #: (overlap) or that falls in decoration (badges, avatar walls, navigation,
+    #: tables of contents, rosters, licence text); off: those are info
+    #: (chunkseam.checks.impact)
+    loud_overlap: bool = False
+    loud_decoration: bool = False
+    #: CS101: keep its severity for a chunk over the size only because the
+    #: chunker kept an atomic unit whole (off: info up to twice the size)
+    loud_kept_whole: bool = False
     #: notebooks: the text outputs of code cells are part of the indexed text (chunkseam.notebook)
     notebook_outputs: bool = False
     #: not a configuration key: the directory path patterns (include, exclude,

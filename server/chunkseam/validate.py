@@ -78,7 +78,9 @@ Per rule (offsets are absolute string offsets into the document):
 * CS008 ``{"block": [s, e], "kind": "front_matter" | "html_block" | "esm" | "jsx"}``; for
   HTML also ``"element": [s, e]``, the tag, comment or element the cut leaves open.
 * CS101 ``{"chunk_span": [s, e], "tokens": n, "size": n}``;
-  CS102 ``{"tokens": n, "min_tokens": n}``; CS103 ``{"phrase": "as mentioned above"}``;
+  CS102 ``{"tokens": n, "min_tokens": n}`` (with ``unit = "chars"``: ``{"chars": n,
+  "min_chars": n}``); CS103 ``{"phrase": "as mentioned above"}`` (plus
+  ``"direction": "forward"`` when what it points at follows in the chunk: no chunk is named);
   CS104 ``{"heading_path": [...]}``; CS105 ``{"chunk_span": [s, e], "tokens": n, "limit": n}``.
 * CS201 ``{"definition": [s, e], "name": "Class.method", "kind": "function" | "class"}``;
   CS202 ``{"string": [s, e], "kind": "docstring" | "string" | "fstring" | "bytes" | "tstring"}``.
@@ -121,6 +123,7 @@ from .cache import ByteLRU
 from .checks import registry
 from .checks.base import REACH, ChunkView, Context, CutMessage
 from .checks.chunks import chunk_issues
+from .checks.impact import grade
 from .checks.code import CODE_ORDER, PYTHON_ORDER
 from .checks.cuts import (
     MARKDOWN_ORDER,
@@ -246,6 +249,8 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
         issues.extend(chunk_issues(ctx, first_content))
     if "CS304" in enabled:
         issues.extend(uncovered(ctx, claimed))
+    # what each cut costs: a unit whole in another chunk, or decoration, is info
+    issues = grade(ctx, issues)
 
     from .checks.suppress import apply
 
@@ -363,7 +368,8 @@ def _cuts(doc: Document, text: str, views: list[ChunkView]) -> list:
 
 #: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
 _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",
-                          "table", "header", "item", "span", "heading", "body", "element", "lead_in"})
+                          "table", "header", "item", "span", "heading", "body", "element", "lead_in",
+                          "wrapper"})
 #: ... and those holding anything else; an issue with a key in neither set is
 #: not cached (always judged afresh), so a new key can never be shifted wrongly
 _PLAIN_KEYS = frozenset({"side", "fix", "marker", "info", "closed", "insert", "rows_before",

@@ -593,16 +593,28 @@ class Context:
         half = SENTENCE_WINDOW // 2
         lo = max(block.start, offset - half)
         hi = min(block.end, offset + half)
+        # a window's edge at a likely sentence end, else at a line break: never
+        # inside a tag or a link of a long run of markup (a wall of 40 avatar
+        # links, one per line, holds no sentence end), whose clipped half would
+        # read as words
         if lo > block.start:
             m = _SENTENCE_END.search(text, lo, offset)
             if m:
                 lo = m.end()
+            else:
+                nl = text.find("\n", lo, offset)
+                if nl >= 0:
+                    lo = nl + 1
         if hi < block.end:
             last = None
             for last in _SENTENCE_END.finditer(text, offset, hi):
                 pass
             if last is not None:
                 hi = last.end()
+            else:
+                nl = text.rfind("\n", offset + 1, hi)
+                if nl >= 0:
+                    hi = nl
         key = (lo, hi)
         got = self._windows.get(key)
         if got is None:
@@ -876,6 +888,12 @@ def _before(text: str, cut: int, lo: int, width: int) -> str:
         sp = piece.find(" ", 0, 12)
         if sp >= 0:
             piece = piece[sp + 1 :]
+        elif _IN_URL.fullmatch(piece):
+            # inside a long URL: from its last separator before the cut's
+            # words ("…/acme-sponsor-8/w", not "…ncollective.com/acme-sponsor-8/w")
+            k = max(piece.rfind(ch, 0, len(piece) - 8) for ch in _URL_SEPARATORS)
+            if k > 0:
+                piece = piece[k:]
         return "…" + _clean(piece)
     return _clean(piece)
 
@@ -888,8 +906,17 @@ def _after(text: str, cut: int, hi: int, width: int) -> str:
         sp = piece.rfind(" ", len(piece) - 12)
         if sp > 0:
             piece = piece[:sp]
+        elif _IN_URL.fullmatch(piece):  # inside a long URL: up to its next separator after the cut's words
+            seps = [k for k in (piece.find(ch, 8) for ch in _URL_SEPARATORS) if k > 0]
+            if seps:
+                piece = piece[: min(seps)]
         return _clean(piece) + "…"
     return _clean(piece)
+
+
+#: a piece of a URL (no space, a path or query separator in it) and its separators
+_IN_URL = re.compile(r"[^\s]*[/?&=#][^\s]*")
+_URL_SEPARATORS = "/?&=#"
 
 
 def snippet_before(text: str, cut: int, lo: int = 0, width: int = 32, limit: int = 0) -> str:

@@ -88,14 +88,38 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         msg = f"chunk {view.position + 1} has {tokens} {unit}, over the size of {size}"
     else:
         msg = f"chunk {view.position + 1} is over the size budget"
+    quiet = False
     if view.oversize:
         from .code import kept_whole
 
         what = kept_whole(ctx, view.start, view.end)
         msg += f" ({what} kept whole)" if what else " (an atomic unit kept whole)"
-    return ctx.issue("CS101", msg, s, e, chunk=view.position,
-                     hint="split the unit, raise the size, or accept it",
-                     chunk_span=[view.start, view.end], tokens=tokens, size=size)
+        # nothing is cut: the chunker kept the unit whole on purpose, and a
+        # chunk up to twice the size still embeds as one topic (info)
+        quiet = (not getattr(ctx.settings, "loud_kept_whole", False) and tokens is not None
+                 and isinstance(size, int) and tokens <= KEPT_WHOLE_RATIO * size)
+        if quiet:
+            msg += f" — nothing is cut; loud from {KEPT_WHOLE_RATIO} times the size"
+        elif not getattr(ctx.settings, "loud_decoration", False):
+            from .decoration import region
+
+            where = region("html_block", ctx.text[view.start : view.end])
+            if where:  # a sponsor table kept whole: nothing is cut, nobody retrieves it
+                quiet = True
+                msg += f" — in {where} (decoration)"
+    issue = ctx.issue("CS101", msg, s, e, chunk=view.position,
+                      hint="split the unit, raise the size, or accept it",
+                      chunk_span=[view.start, view.end], tokens=tokens, size=size)
+    if quiet:
+        from .impact import quieter
+
+        issue.severity = quieter(issue.severity)
+        issue.data["impact"] = "decoration" if msg.endswith("(decoration)") else "kept-whole"
+    return issue
+
+
+#: CS101: a chunk kept whole over the size is info up to this many times the size
+KEPT_WHOLE_RATIO = 2
 
 
 def fragment(ctx: Context, view: ChunkView) -> Issue | None:
@@ -108,12 +132,47 @@ def fragment(ctx: Context, view: ChunkView) -> Issue | None:
         s += 1
     while e > s and text[e - 1].isspace():
         e -= 1
+    whole = whole_section(ctx, s, e)
     unit = _units(ctx)
     one = unit[:-1] if view.tokens == 1 and unit.endswith("s") else unit  # "1 token", "1 char"
     msg = (f'chunk {view.position + 1} has only {view.tokens} {one} '
            f'(the minimum is {minimum} {unit}): "{snippet_after(text, s, e, 40, e)}"')
-    return ctx.issue("CS102", msg, s, e, chunk=view.position,
-                     hint="merge it with a neighbour", tokens=view.tokens, min_tokens=minimum)
+    if whole:
+        msg += " — a whole section (its heading and all its body): small, not a fragment"
+    data = {"tokens": view.tokens, "min_tokens": minimum}
+    if unit != "tokens":  # the size in the run's own unit, named so ("chars": {"chars": n, "min_chars": m})
+        data = {unit: view.tokens, f"min_{unit}": minimum}
+    issue = ctx.issue("CS102", msg, s, e, chunk=view.position,
+                      hint="merge it with a neighbour", **data)
+    if whole:  # (a hint: below info, whatever the rule is graded)
+        issue.severity = "hint" if issue.severity != "off" else issue.severity
+        issue.data["impact"] = "whole-section"
+    return issue
+
+
+def whole_section(ctx: Context, s: int, e: int) -> bool:
+    """Whether ``text[s:e]`` (a chunk, trimmed) is a whole section: a
+    heading, at least one block of its body, and nothing of it left out —
+    the chunk ends where the next heading starts or the document ends (a
+    heading and its short body, "## License" + "MIT", is a complete unit,
+    not a fragment)."""
+    if ctx.doc.kind != "markdown":
+        return False
+    st = ctx.structure
+    first = st.leaf_at(s)
+    if first is None or first.kind != "heading" or first.end >= e:
+        return False
+    if st.first_leaf_between(first.end, e) is None:
+        return False  # the heading alone
+    text = ctx.text
+    n = len(text)
+    k = e
+    while k < n and text[k].isspace():
+        k += 1
+    if k >= n:
+        return True
+    nxt = st.leaf_at(k)
+    return nxt is not None and nxt.kind == "heading" and nxt.start == k
 
 
 _UNSET = object()
@@ -152,6 +211,15 @@ _SELF = re.compile(
     r"(?:this|these)\s+(?:guide|page|document|tutorial|section|article|chapter|part|post|readme|"
     r"notebook|doc|docs|documentation|walkthrough|quickstart|cookbook|lesson|repository|repo|"
     r"project|site|changelog|faq|reference|how-to|overview)s?\b", re.IGNORECASE)
+#: "This module provides…", "This library lets you…": what the document is about
+#: describing itself, not a thing named before
+_SELF_DESCRIBED = re.compile(
+    r"(?:this|the\s+present)\s+(?:[\w`'-]+\s+)?(?:module|package|library|crate|gem|tool|toolkit|plugin|"
+    r"extension|framework|sdk|app|application|action|integration|binding|bindings|wrapper|server|"
+    r"client|cli|service|bot|theme|template|starter|boilerplate|implementation|port)s?\s+"
+    r"(?:(?:also|now|only|still)\s+)?(?:provides|offers|contains|implements|includes|is|are|lets|allows|"
+    r"helps|supports|exposes|adds|enables|makes|gives|aims|brings|wraps|ships|uses|was|can|will|"
+    r"requires|depends|works)\b", re.IGNORECASE)
 #: "The previous version…": a release, not text before
 _RELEASE = re.compile(r"the\s+(?:previous|preceding)\s+(?:(?:major|minor|patch|stable)\s+)?(?:version|release)s?\b",
                       re.IGNORECASE)
@@ -185,12 +253,39 @@ _BACK_REF = re.compile(
     r"|(?:the|this|that|these|those|our)\s+(?:[\w`'-]+\s+){0,2}?(?:" + _REFERENT + r")\s+above"
     r"|(?:" + _SHOWN + r")\s+(?:above|in\s+the\s+previous\s+(?:" + _REFERENT + r"))"
     r")(?![\w-])", re.IGNORECASE)
+#: a count that points back: "…but these three are the best", "both of them",
+#: "both imports will be…" (not "both X and Y", nor "both types of …", which
+#: name what they mean)
+_COUNT_REF = re.compile(
+    r"(?<![\w-])(?:"
+    r"(?:these|those)\s+(?:two|three|four|five|six|seven|eight|nine|ten)"
+    r"|both\s+of\s+(?:these|those|them)"
+    r"|both\s+(?![^.:;\n]{0,60}?\band\b)(?:[\w`'-]+\s+)?[\w`'-]*[a-z]s(?!\s+of\b)"
+    r")(?![\w-])", re.IGNORECASE)
+#: a sentence that opens on a time before the one the chunk speaks of: "Before,
+#: y and z would…", "Previously, the flag…" (what changed was shown earlier)
+_BACK_OPENER = re.compile(r"(?:before|previously|until\s+now|so\s+far)\s*,\s", re.IGNORECASE)
 #: how far into a chunk's first sentence a back reference is looked for
 BACK_REF_REACH = 400
 #: every match of :data:`_BACK_REF` holds one of these (lower case); none
 #: holds an "i", "k" or "s", which case-insensitive matching also finds as
 #: "ı", "K" (Kelvin) or "ſ"
 _BACK_REF_WORDS = ("above", "earl", "before", "prev", "prece")
+
+
+def _named_before(text: str, start: int, hit: re.Match) -> bool:
+    """Whether what a "both …" or "these three" reference means is named in
+    the chunk before it: "two adapters … both adapters", "a, b and c …
+    these three" (resolved inside the chunk)."""
+    phrase = hit.group().lower().split()
+    if phrase[0] == "both" and phrase[-1] not in ("them", "these", "those"):
+        noun = phrase[-1].rstrip("s")
+        return len(noun) > 2 and re.search(r"\b" + re.escape(noun), text[start : hit.start()], re.I) is not None
+    if phrase[0] in ("these", "those") and len(phrase) == 2:
+        before = text[start : hit.start()]
+        n = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten").index(phrase[1]) + 2
+        return len(re.findall(r",|\band\b|\bor\b", before)) >= n - 1 or phrase[1] in before.lower()
+    return False
 
 
 def _may_refer_back(piece: str) -> bool:
@@ -232,7 +327,8 @@ def not_pointing_back(text: str, start: int, end: int, chunk_end: int) -> bool:
     demonstrative followed by the code name it points at, or "This example…"
     with the example (a code block, a table) following in the same chunk."""
     head = text[start : min(chunk_end, start + 200)]
-    if _EXPLETIVE_IT.match(head) or _SELF.match(head) or _RELEASE.match(head) or _NAMED.match(head):
+    if (_EXPLETIVE_IT.match(head) or _SELF.match(head) or _SELF_DESCRIBED.match(head)
+            or _RELEASE.match(head) or _NAMED.match(head)):
         return True
     if _FORWARD.match(head):
         return _EXHIBIT.search(text, end, min(chunk_end, end + 1500)) is not None
@@ -279,6 +375,44 @@ def _continues_after_code(ctx: Context, p: int, chunk_end: int) -> str | None:
     return m.group()
 
 
+#: an opening that may point at what follows it ("This will instantiate the
+#: agent." and the code that does it, "Here is how to …:"); not one that says
+#: what the code before it does or gives ("This will print:", "This may take…")
+_RESULT = (r"print|prints|output|outputs|show|shows|display|displays|return|returns|produce|produces|"
+           r"give|gives|yield|yields|result|results|look|looks|generate|generates|log|logs|render|"
+           r"renders|take|takes|fail|fails|raise|raises|throw|throws|cause|causes|work|works|be|"
+           r"happen|happens|output|emit|emits|write|writes|lead|leads|make|makes|mean|means|need|needs|"
+           r"may|might|could|should|would|also|not|only|still|then|now|again|allow|allows|let|lets")
+_CATAPHORIC = re.compile(
+    r"(?:this|the\s+following)\s+(?:will|is\s+going\s+to)\s+(?!(?:" + _RESULT + r")\b)[a-z]+"
+    r"|(?:here|this)\s+is\s+(?:how|what|an?\s+example|the\s+(?:code|command|commands|snippet|configuration|config|"
+    r"file|script|recipe|template|setup))\b"
+    r"|here\s+(?:are|is)\b", re.IGNORECASE)
+#: what a short opening paragraph may introduce when it points forward
+_SHOWN_NEXT = frozenset({"fence", "code", "table", "html_block", "jsx", "explicit"})
+#: an opening paragraph up to this long may introduce the block after it
+FORWARD_REACH = 240
+
+
+def _points_forward(ctx: Context, leaf, hit: re.Match, chunk_end: int) -> bool:
+    """Whether an opening demonstrative points at what follows it in the
+    chunk, not back: its paragraph ends with a colon (a lead-in), or is short
+    and directly followed, in the chunk, by the code, table or markup it
+    describes ("This will instantiate the agent." and the example)."""
+    if not _CATAPHORIC.match(ctx.text, hit.start(), min(chunk_end, hit.start() + 120)):
+        return False
+    if leaf.end > chunk_end:
+        return False
+    text = ctx.text
+    body = text[hit.start() : leaf.end].rstrip()
+    if body.endswith(":"):
+        return True
+    if len(body) > FORWARD_REACH:
+        return False
+    nxt = ctx.structure.first_leaf_between(leaf.end, chunk_end)
+    return nxt is not None and nxt.kind in _SHOWN_NEXT and not text[leaf.end : nxt.start].strip(" \t\r\n>")
+
+
 def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Issue | None:
     if view.start <= first_content or ctx.doc.kind not in ("markdown", "text"):
         return None  # the document's first chunk has nothing to point back to
@@ -309,7 +443,8 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
     q = m.end() if m else p
     lead = _CONJUNCTION.match(text, q)  # "And that's all it needs": the word after the "And"
     hit = pattern.match(text, lead.end() if lead else q)
-    if hit is not None and (hit.end() > view.end or not_pointing_back(text, hit.start(), hit.end(), view.end)):
+    if hit is not None and (hit.end() > view.end or not_pointing_back(text, hit.start(), hit.end(), view.end)
+                            or _points_forward(ctx, leaf, hit, view.end)):
         hit = None
     opening = hit is not None
     if hit is None and p == leaf.start and q == p:
@@ -320,11 +455,18 @@ def dangling_reference(ctx: Context, view: ChunkView, first_content: int) -> Iss
                 "CS103", f'chunk {view.position + 1} opens with "{word}", which goes on with the '
                 f"sentence before the code block in {prev}", p, p + len(word), chunk=view.position,
                 hint="keep the code block with the sentence around it", phrase=word)
+    if hit is None and lead is None and (hit := _BACK_OPENER.match(text, q)) is not None:
+        opening = True  # "Before, y and z would…"
     if hit is None:  # a reference back later in the first sentence: "Using the same techniques as above, …"
         lim = min(leaf.end, view.end, q + BACK_REF_REACH)
         piece = text[q:lim]
         if _may_refer_back(piece):
             hit = _BACK_REF.search(text, q, lim)
+        if hit is None and ("both" in piece or "hese" in piece or "hose" in piece
+                            or not piece.isascii()):  # (a cheap test first: most openings have neither)
+            hit = _COUNT_REF.search(text, q, lim)
+            if hit is not None and _named_before(text, q, hit):
+                hit = None
         if hit is None and not piece.isascii() and any(c in piece for c in _CJK_BACK_REF_CHARS):
             # (in Chinese or Japanese: at the opening, or later in the first sentence)
             hit = _CJK_BACK_REF.search(text, q, lim)

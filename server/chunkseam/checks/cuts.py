@@ -187,6 +187,22 @@ def _code_cell(ctx: Context, cut: Cut, b) -> Issue | None:
                    hint="keep the cell in one chunk (a bigger size, or split the cell in two)", **data)
 
 
+_QUOTE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
+_PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
+_CODE_MARK = re.compile(r"[{}\[\]=;<>$`|\\#@]|->|::|\w\(|\w\.\w+\(")
+_SENTENCE_JOIN = re.compile(r"[^\W\d_]{2,}[.,;:!?][\s>]+[^\W\d_]")
+
+
+def _reads_as_prose(text: str, start: int, end: int) -> bool:
+    """Whether an indented block reads as prose, not code: many words,
+    sentence punctuation between them, hardly a mark of code (``{ } = ;``,
+    calls, operators)."""
+    piece = _QUOTE_MARKS.sub("", text[start:end])
+    words = len(_PROSE_WORD.findall(piece))
+    return (words >= 12 and len(_CODE_MARK.findall(piece)) * 40 <= words
+            and _SENTENCE_JOIN.search(piece) is not None)
+
+
 def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
         if b.kind not in ("fence", "code"):
@@ -200,6 +216,16 @@ def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         if b.kind == "code":
             if not text[b.start : c].strip() or not text[c : b.end].strip():
                 continue  # in the indentation before the block (or after it): the block is whole
+            if any(o.kind == "blockquote" for o in where.blocks) and _reads_as_prose(text, b.start, b.end):
+                # prose indented inside a block quote (a quoted licence, a
+                # letter): code to the parser, text to its writer and reader
+                if word_span(text, c) is not None:
+                    return None  # (CS001)
+                for x, y in sentence_spans(text, b.start, b.end):
+                    if x < c < y:
+                        return _finish(ctx, "CS002", cut, "mid-sentence", x, y,
+                                       hint="cut at a sentence or paragraph boundary", sentence=[x, y])
+                return None
             if _is_mdx(ctx) or _in_admonition(text, b.start):
                 # MDX has no indented code (indentation there is layout), and
                 # MkDocs admonition or tab content ("!!! note", '=== "Tab"') is
@@ -362,6 +388,17 @@ def between_items(text: str, s: int, e: int, cut: int) -> bool:
     return depth == 0 and at_cut == 0 and before and after
 
 
+_BREAKS = re.compile(r"(?:\s|<br\s*/?>|<hr\s*/?>|&nbsp;)*</[A-Za-z][\w.:-]*\s*>", re.I)
+
+
+def _only_breaks_left(text: str, at: int, e: int) -> bool:
+    """Whether all that is left of an element from ``at`` to its end ``e`` is
+    line breaks (``<br>``, ``<hr>``, spaces) and its closing tag: the last
+    child was whole before them (a sponsor link followed by ``<br><br>``)."""
+    m = _BREAKS.match(text, at, e)
+    return m is not None and m.end() == e
+
+
 def _prose_in_element(ctx: Context, cut: Cut, s: int, e: int):
     """A cut in the text between tags inside an element (``<Step>`` then a
     sentence, as MDX and most READMEs write it) is judged as text: mid-word is
@@ -433,11 +470,13 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             if any(o.kind == "list_item" for o in where.blocks):
                 return None  # HTML inside a list item: the item is the unit it breaks (CS005)
             got = html_cut(ctx.text, b.start, b.end, cut.offset)
+            at = cut.offset  # where what encloses the cut is judged
             while got is not None and got[0] == "element" and only_closing_tags(ctx.text, cut.offset, got[2]):
                 # only the element's closing tag(s) after the cut: the element
-                # is whole; what encloses it is judged past those tags
-                after = skip_closing_tags(ctx.text, got[2], b.end)
-                got = html_cut(ctx.text, b.start, b.end, after) if after < b.end else None
+                # is whole; what encloses it is judged past those tags, as a
+                # cut there (`<img …>⟂</a>` in a badge row: between two badges)
+                at = skip_closing_tags(ctx.text, got[2], b.end)
+                got = html_cut(ctx.text, b.start, b.end, at) if at < b.end else None
             if got is None:
                 return None  # between complete elements: a clean place to cut
             what, s, e = got
@@ -445,7 +484,7 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                 prose = _prose_in_element(ctx, cut, s, e)
                 if prose is not False:
                     return prose  # text inside the element: judged as text (None: clean)
-                if between_items(ctx.text, s, e, cut.offset):
+                if between_items(ctx.text, s, e, at) or (at > cut.offset and _only_breaks_left(ctx.text, at, e)):
                     return None  # a row of whole badges, logos or items: cut between two
             if what == "comment":
                 words = "inside an HTML comment"
@@ -502,7 +541,45 @@ def split_raw_block(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return _finish(ctx, "CS008", cut, f"inside the JSX element {tag}", b.start, b.end,
                        hint=f"keep the {tag} element in one chunk", block=[b.start, b.end],
                        kind="jsx")
+    if where.leaf is None and not jsx and not _is_mdx(ctx) and not _is_rst(ctx):
+        return _bare_wrapper(ctx, cut)
     return None
+
+
+#: an HTML block that is one opening tag alone on its line (``<PagesOnly>``, ``<div align="center">``)
+_BARE_OPEN = re.compile(r"[ \t]{0,3}<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?(?<!/)>[ \t]*")
+
+
+#: an element whose wrapping says something about what it wraps: a component
+#: (`<PagesOnly>`, `<Tabs>`: capitalised, as JSX names them), a custom element
+#: (`<docs-only>`), a disclosure (`<details>`)
+_SCOPING = re.compile(r"[A-Z][\w.:-]*|[a-z][\w]*-[\w.:-]+|details")
+
+
+def _bare_wrapper(ctx: Context, cut: Cut) -> Issue | None:
+    """A cut right after an element's bare opening tag on its own line in a
+    Markdown file (``<PagesOnly>``, then a blank line and the list it wraps):
+    the chunk ends with a tag that wraps nothing, and what it wraps starts the
+    next chunk without it — in MDX the same is a JSX element's own markup
+    (reported above); in Markdown the parser keeps the tag as an HTML block
+    of its own, the content as Markdown blocks after it."""
+    if cut.side == "start" or cut.left is None:
+        return None
+    c = cut.offset
+    h, body = ctx.structure.leaves_around(c)
+    if h is None or body is None or h.kind != "html_block" or h.end > c or body.start < c:
+        return None
+    text = ctx.text
+    if text[h.end : c].strip():
+        return None
+    m = _BARE_OPEN.fullmatch(text, h.start, h.end)
+    if m is None or not _SCOPING.fullmatch(m.group(1)):
+        return None  # (a styling wrapper, `<div align="center">`, carries no meaning for what it wraps)
+    if body.kind == "html_block" and _CLOSING_TAG.match(text, body.start):
+        return None  # nothing wrapped before the closing tag
+    return _finish(ctx, "CS008", cut, f"right after the bare opening tag <{m.group(1)}>, before what it wraps",
+                   h.start, body.end, hint=f"cut before <{m.group(1)}> so it travels with what it wraps",
+                   block=[h.start, h.end], kind="html_block", wrapper=[h.start, h.end])
 
 
 # -- CS004 split-table -------------------------------------------------------------------------
@@ -682,6 +759,8 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     if leaf.kind == "heading":
         if not ctx.text[c : leaf.end].strip():
             return None  # before the heading's trailing spaces: after the heading (CS007's cut)
+        if in_underline(ctx.text, leaf, c):
+            return None  # in the underline only: the title is whole (CS007 judges the cut)
         title = heading_as_written(ctx.text, leaf)
         return _finish(ctx, "CS002", cut, f'inside the heading "{title}"', leaf.start, leaf.end,
                        hint="cut before or after the heading", heading=[leaf.start, leaf.end])
@@ -699,6 +778,26 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                    hint="cut at a sentence or paragraph boundary",
                    **{"fix": "paragraph-break", "offset": a, "sentence": [a, b], "sentence_start": a,
                       "paragraph": [leaf.start, leaf.end]})
+
+
+_ADORNMENT_LINE = re.compile(r"[ \t]*([!-/:-@\[-`{-~])\1*[ \t]*")
+
+
+def in_underline(text: str, heading, c: int) -> bool:
+    """Whether ``c`` falls in the underline of a setext or reStructuredText
+    heading (its last line, one punctuation character repeated), after the
+    title's line."""
+    ls = max(text.rfind("\n", heading.start, c), text.rfind("\r", heading.start, c))
+    if ls < 0:
+        return False  # on the title's first line
+    line_end = heading.end
+    for eol in ("\n", "\r"):
+        k = text.find(eol, c, heading.end)
+        if k >= 0:
+            line_end = min(line_end, k)
+    if line_end < heading.end and text[line_end:heading.end].strip():
+        return False  # not the heading's last line (an overline)
+    return _ADORNMENT_LINE.fullmatch(text, ls + 1, line_end) is not None
 
 
 def _at_hard_break(text: str, c: int) -> bool:
@@ -751,6 +850,8 @@ def orphan_heading(ctx: Context, cut: Cut, where: Where) -> Issue | None:
             return _orphan_lead_in(ctx, cut, h, body)
         return None
     h_end = h.start + len(ctx.text[h.start : h.end].rstrip())
+    if h_end > c and in_underline(ctx.text, h, c):
+        h_end = c  # in a setext or reStructuredText underline: after the title, as a reader sees it
     if h_end > c or ctx.text[h_end : c].strip():
         return None
     if not _left_only(ctx, cut, h.start):

@@ -1,0 +1,178 @@
+"""Decoration and boilerplate: regions of a document nobody retrieves for an answer.
+
+A cut inside a badge row, an avatar or sponsor wall, a navigation bar, a
+table of contents, a contributor roster or a licence is a real cut, but the
+chunk it spoils carries no answer: :mod:`chunkseam.checks.impact` reports it
+at severity *info* (``loud-decoration = true`` keeps the rule's own).
+
+Decided by structure, never by names: what is left of a block's text once
+its markup is taken out (HTML tags, images, link targets), how much of that
+is link text, how many images it shows, whether its links point inside the
+document; plus the well-known licence texts (their fixed legal sentences)
+and LICENSE-like file names. Each block is judged once: the verdict is
+cached by the block's kind and text (:data:`_CACHE`), so an edit elsewhere
+in a large document reads no block again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..cache import ByteLRU, text_key
+
+#: verdicts per (kind, text) of a block; a verdict is a short string or ""
+_CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)
+
+#: the block kinds a region is judged on (containers and leaves alike)
+KINDS = frozenset({"html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
+                   "blockquote", "jsx", "explicit", "directive", "fence", "code"})
+#: raw markup blocks: one with tags and no word of text is markup only (an embed, a list of anchors)
+_RAW = frozenset({"html_block", "jsx", "explicit", "directive"})
+#: blocks longer than this are judged on their first and last parts only
+_READ = 40_000
+
+#: sentences only the well-known licences say (MIT, Apache-2.0, BSD, GPL/LGPL,
+#: MPL, ISC, the Unlicense, CC): words apart by any run of spaces, line breaks,
+#: quote markers or comment marks
+_W = r"[\s>#*/]+"
+_LICENCE = re.compile("|".join(_W.join(p.split()) for p in (
+    r"permission is hereby granted, free of charge",
+    r"licensed under the apache license",
+    r"provided by the copyright holders and contributors [\"“]?as is",
+    r"the software is provided [\"“]?as is[\"”]?",
+    r"redistribution and use in source and binary forms",
+    r"this program is free software(?:;|:|,)? you can redistribute it",
+    r"without warranties or conditions of any kind",
+    r"permission to use, copy, modify, and(?:/or)? distribute this software",
+    r"this is free and unencumbered software released into the public domain",
+    r"this source code form is subject to the terms of the mozilla public",
+    r"under the terms of the gnu (?:lesser |affero )?general public license",
+)), re.IGNORECASE)
+#: what every decoration holds one of (markup, a link, an image) ...
+_SIGNS = ("<", "](", "][", "![")
+#: ... unless it is a licence, which holds one of these words (lower case)
+_LICENCE_WORDS = ("warrant", "licen", "permission", "redistribut", "free software", "public domain")
+
+
+def _licence_words(text: str) -> bool:
+    """Whether ``text`` holds a word every licence text of :data:`_LICENCE` holds
+    (a substring test on the lower-cased text: much faster than the pattern)."""
+    low = text.lower()
+    return any(w in low for w in _LICENCE_WORDS)
+#: a licence file: LICENSE, LICENCE.md, COPYING, NOTICE, LICENSE-MIT, UNLICENSE …
+_LICENCE_FILE = re.compile(r"(?:un)?licen[cs]e(?:[-_.][\w.-]*)?|copying(?:[-_.][\w.-]*)?|notice(?:\.\w+)?",
+                           re.IGNORECASE)
+
+_DIRECTIVE_HEAD = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::[^\n]*", re.M)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_IMG_TAG = re.compile(r"<(?:img|svg|picture|source|video)\b[^>]*>", re.I)
+_SVG = re.compile(r"<svg\b.*?</svg\s*>", re.I | re.S)
+_A_OPEN = re.compile(r"<a\b[^>]*>", re.I)
+_HREF = re.compile(r"""\bhref\s*=\s*["']?([^"'\s>]*)""", re.I)
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")
+_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\[[^\[\]\n]*\])")
+_LINK = re.compile(r"\[([^\[\]\n]*)\](?:\(([^()\s]*)(?:\s+\"[^\"\n]*\")?\)|\[([^\[\]\n]*)\])")
+_ANCHOR_TEXT = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
+_WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z]\w*);")
+_CODE = re.compile(r"`[^`\n]*`")
+_MARKERS = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]+", re.M)
+#: a link to a person's page: a site's root with one path segment (``https://github.com/octocat``)
+_PROFILE = re.compile(r"https?://[^/\s]+/@?[\w.-]+/?")
+_LINE_LINK = re.compile(r"\]\(|\]\[|<a\b", re.I)
+
+
+def licence_file(path: str | None) -> bool:
+    """Whether ``path`` names a licence file (LICENSE, COPYING.md, NOTICE …)."""
+    if not path:
+        return False
+    return _LICENCE_FILE.fullmatch(os.path.basename(path.replace("\\", "/"))) is not None
+
+
+def region(kind: str, text: str) -> str:
+    """What a block of ``kind`` with ``text`` is when it is decoration — a
+    few words for a message ("a badge row", "a table of contents", "licence
+    text" …) — or "" when it is content. Cached by kind and text."""
+    if kind not in KINDS:
+        return ""
+    if not any(sig in text for sig in _SIGNS) and not _licence_words(text):
+        return ""  # no markup, no link, no licence word: content (decided without the cache)
+    key = (kind, text_key(text))
+    got = _CACHE.get(key)
+    if got is None:
+        got = _CACHE.put(key, _judge(kind, text), 64)
+    return got
+
+
+def _judge(kind: str, text: str) -> str:
+    if len(text) > _READ:
+        text = text[: _READ // 2] + "\n" + text[-_READ // 2 :]
+    if _licence_words(text) and _LICENCE.search(text):  # (the long alternation only where a licence word is)
+        return "licence text"
+    if kind in ("fence", "code"):
+        return ""
+    body = _COMMENT.sub(" ", text)
+    if kind in ("explicit", "directive"):  # the directive's own head (".. raw:: html") is not text
+        body = _DIRECTIVE_HEAD.sub(" ", body, count=1)
+    if kind == "table":
+        body = re.sub(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$", " ", body, flags=re.M)  # the delimiter row
+    images = len(_IMG_TAG.findall(body))
+    body = _SVG.sub(" img ", body)
+    images += len(_IMAGE.findall(body))
+    body = _IMAGE.sub(" ", body)
+    # links: their text counts as link text, their targets not at all
+    targets: list[str] = []
+    link_words = 0
+    links = 0
+
+    def _md_link(m: re.Match) -> str:
+        nonlocal link_words, links
+        links += 1
+        targets.append(m.group(2) or "")
+        link_words += len(_WORD.findall(_TAG.sub(" ", m.group(1))))  # (an <img> as a link's text: no words)
+        return " "
+
+    body = _LINK.sub(_md_link, body)
+
+    def _html_link(m: re.Match) -> str:
+        nonlocal link_words, links
+        links += 1
+        h = _HREF.search(m.group(0))
+        targets.append(h.group(1) if h else "")
+        inner = _TAG.sub(" ", m.group(1))
+        link_words += len(_WORD.findall(_ENTITY.sub(" ", inner)))
+        return " "
+
+    body = _ANCHOR_TEXT.sub(_html_link, body)
+    images += len(re.findall(r"\bimg\b", body)) if "<svg" in text.lower() else 0
+    body = _TAG.sub(" ", body)
+    body = _ENTITY.sub(" ", body)
+    body = _CODE.sub(" code ", body)
+    body = _MARKERS.sub(" ", body)
+    words = len(_WORD.findall(body))  # words outside links and markup
+    lines = [ln for ln in text.splitlines() if ln.strip(" \t>|-")]
+    n = len(lines)
+    if images >= 2 and words <= 2 + images // 4 and link_words <= 4 * max(images, links):
+        return "a badge row" if n <= 3 or images <= 8 else "an image wall (badges, logos or avatars)"
+    if images >= 1 and words == 0 and link_words <= 3 * images:
+        return "an image's markup"
+    if kind in _RAW and words == 0 and link_words == 0 and _TAG.search(text):
+        return "markup with no text (an embed, anchors)"
+    if links >= 3 and words <= max(2, links // 3) and link_words <= 5 * links:
+        inside = sum(1 for t in targets if t.startswith("#"))
+        if inside * 5 >= links * 3:
+            return "a table of contents"
+        return "a navigation bar or link list" if kind not in ("table",) else "a table of links"
+    if n >= 5 and links >= 0.8 * n and words <= 3 * n and link_words <= 3 * links:
+        with_link = sum(1 for ln in lines if _LINE_LINK.search(ln))
+        people = sum(1 for t in targets if _PROFILE.fullmatch(t))
+        if with_link >= 0.8 * n and people * 5 >= links * 3:
+            return "a roster of names and links"
+    if kind == "table" and images >= 3 and words <= images:
+        return "a table of logos or avatars"
+    return ""
+
+
+def clear() -> None:
+    _CACHE.clear()
