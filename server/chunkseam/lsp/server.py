@@ -428,14 +428,15 @@ async def initialized(ls: ChunkseamServer, params: types.InitializedParams) -> N
 
 
 def _warm_up() -> None:
-    """Import the engine and load the default tokenizer before the first document."""
+    """Import the engine before the first document. The tokenizer is not
+    loaded here: the first analysis that counts tokens loads the one its
+    settings name (on a cold start with a big file, loading the default one
+    meanwhile only took CPU and the GIL from that analysis, and with
+    ``unit = "chars"`` or another encoding it was never used)."""
     try:
         from .. import analysis, chunkers  # noqa: F401
-        from ..analysis import sizer_for
-        from ..settings import Settings
 
         chunkers.names()
-        sizer_for(Settings()).count("warm up")
         from .. import structure, validate  # noqa: F401
     except Exception:
         logger.debug("chunkseam: warm-up failed:\n%s", traceback.format_exc())
