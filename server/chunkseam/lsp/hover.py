@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from .diagnostics import lsp_range, rule, rule_url
-from .view import SEP, heading_path, issues_of, size_label
+from .view import SEP, heading_path, issues_of, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import Result
@@ -70,8 +70,8 @@ def truncate(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) 
         head, tail = text[:half] + "…", "…" + text[-half:]
     omitted_lines = max(0, len(lines) - 2 * keep)
     omitted_chars = max(0, len(text) - len(head.rstrip("…")) - len(tail.lstrip("…")))
-    what = f"{omitted_lines} lines, " if omitted_lines else ""
-    return f"{head}\n··· {what}{omitted_chars} characters not shown ···\n{tail}"
+    what = f"{plural(omitted_lines, 'line')}, " if omitted_lines else ""
+    return f"{head}\n··· {what}{plural(omitted_chars, 'character')} not shown ···\n{tail}"
 
 
 def fenced(text: str, lang: str = "") -> str:

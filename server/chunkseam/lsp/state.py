@@ -258,6 +258,9 @@ class DocumentStore:
         self.on_publish: Callable[[Result], None] | None = None
         #: called on the loop thread with a result whose config errors should be reported
         self.on_config_errors: Callable[[Result], None] | None = None
+        #: a complete result replaced an older one of its document (loop thread):
+        #: what was derived from the older (lenses) is out of date
+        self.on_complete: Callable[[Result], None] | None = None
         #: called on the loop thread with (uri, params JSON) when a head start asked
         #: to be announced is ready and the document has not opened (see prefetch)
         self.on_head_start: Callable[[str, str], None] | None = None
@@ -476,6 +479,8 @@ class DocumentStore:
                     self._retired[r.uri] = old
                 if r.config_errors and self.on_config_errors is not None:
                     self.on_config_errors(r)
+                if old is not None and old is not r and self.on_complete is not None:
+                    self.on_complete(r)
 
         fut.add_done_callback(done)
         return fut
