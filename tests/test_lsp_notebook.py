@@ -243,7 +243,8 @@ async def test_the_hover_in_a_cell_speaks_in_cells_and_shows_no_synthetic_fences
         assert f"**Chunk {k + 1}/{len(chunks)}**" in text, text
         # the hover's own fence around the chunk, and no other fence line (the view's)
         assert len([line for line in text.split("\n") if line.startswith("```")]) == 2, text
-        assert re.search(r"· (cell \d, lines? \d+(–\d+)?|cells \d–\d)( ·|$)", text.split("\n")[0]), text
+        head = next(line for line in text.split("\n") if line.startswith("**Chunk"))  # (after an issue's rule)
+        assert re.search(r"· (cell \d, lines? \d+(–\d+)?|cells \d–\d)( ·|$)", head), text
     # chunk 1 lies in the first (markdown) cell: its lines there; the next chunk spans cells 1-2
     assert "cell 1, lines 1–3" in hovers[0] and "next: chunk 2 (cells 1–2) starts" in hovers[0], hovers[0]
     # a chunk inside the code cell: the cell's lines, its source highlighted as Python, no view fences

@@ -19,7 +19,7 @@ from lsp_support import (CONFIG, FIXED_200, FIXTURES, ROOT, TIMEOUT, capabilitie
 
 DATABASE = FIXTURES / "database.md"
 TD = types.TextDocumentIdentifier
-COUNT = re.compile(r"(\d+) issues?$")
+COUNT = re.compile(r"^(\d+) issues? · Chunk ")
 
 
 @pytest_lsp.fixture(config=CONFIG)

@@ -384,6 +384,17 @@ try {
       const t = await texts(".monaco-editor .codelens-decoration");
       return t.some((x) => /Chunk 1\/\d+ · \d+ tokens?/.test(x)) ? t : undefined;
     });
+    // the important part first (an editor cuts a long lens off at its end): the
+    // issue count, then the chunk; the innermost heading last; short
+    const each = lenses.join(" | ").split(" | ").filter(Boolean);
+    const withIssues = each.filter((x) => /\bissues?\b/.test(x));
+    assert(withIssues.length > 0, `no lens with an issue: ${each.join(" | ")}`);
+    for (const x of withIssues) {
+      assert(/^\d+ issues? · Chunk \d+\/\d+ · \d+ tokens?\b/.test(x), `the issue count is not first: "${x}"`);
+    }
+    for (const x of each) {
+      assert(!x.includes("›") && x.length <= 72, `a long lens: "${x}" (${x.length} characters)`);
+    }
     return lenses.filter(Boolean).slice(0, 2).join(" | ");
   });
 
@@ -469,7 +480,12 @@ try {
     const text = await hover.first().textContent();
     assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
     assert(/CS00\d/.test(text) || /mid-sentence|split/i.test(text), `hover without the issue: ${text.slice(0, 200)}`);
-    return text.replace(/\s+/g, " ").slice(0, 100);
+    // the issue and its fix before the chunk and its previews; the previews short
+    const fix = text.indexOf("— fix:");
+    const chunk = text.search(/Chunk \d+\/\d+ ·/);
+    assert(fix >= 0 && fix < chunk, `the fix is not above the chunk: ${text.replace(/\s+/g, " ").slice(0, 300)}`);
+    const height = Math.round((await hover.first().boundingBox())?.height ?? 0);
+    return `${height} px: ${text.replace(/\s+/g, " ").slice(0, 100)}`;
   });
   await screenshot("hover");
   await page.keyboard.press("Escape");
@@ -601,7 +617,7 @@ try {
     // The lenses follow the edit: chunk 2 now ends at the paragraph break, without an issue.
     const lens = await waitFor("the lens of chunk 2 to lose its issue", async () => {
       const t = await texts(".monaco-editor .codelens-decoration");
-      const l = t.join(" | ").split(" | ").find((x) => x.startsWith("Chunk 2/"));
+      const l = t.join(" | ").split(" | ").find((x) => /^(\d+ issues? · )?Chunk 2\//.test(x));
       return l && !l.includes("issue") ? l : undefined;
     });
     return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;
