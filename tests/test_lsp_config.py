@@ -324,3 +324,21 @@ async def test_trusted_workspace_imports_plugins_and_survives_their_crash(tmp_pa
     finally:
         await shutdown(client)
         await client.stop()
+
+
+async def test_the_server_says_which_layer_each_setting_comes_from(client: LanguageClient, tmp_path: Path):
+    """chunkseam.toml says size 256; the editor sets 128: the status request
+    names each value's layer, and that the editor's size overrides the file's
+    (CI, which reads only the file, does not see it)."""
+    (tmp_path / "chunkseam.toml").write_text('chunker = "fixed"\nunit = "chars"\nsize = 256\n')
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\n" + "Some words in a sentence. " * 40 + "\n")
+    await initialize(client, init_options={"settings": {"size": 128, "debounceMs": 0}}, root=tmp_path)
+    open_doc(client, doc.as_uri(), doc.read_text())
+    await wait_published(client, doc.as_uri(), version=1)
+    stats = as_dict(await request(client, "chunkseam/stats", doc.as_uri()))
+    layers = {s["key"]: s for s in stats["settings"]}
+    toml = str(tmp_path / "chunkseam.toml")
+    assert layers["chunker"] == {"key": "chunker", "value": "fixed", "source": toml}
+    assert layers["size"] == {"key": "size", "value": 128, "source": "editor", "overrides": toml}
+    assert layers["overlap"]["source"] == "default" and "overrides" not in layers["overlap"]

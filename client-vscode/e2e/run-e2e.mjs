@@ -214,7 +214,7 @@ const ONLY = process.env.E2E_ONLY || "";
 if (ONLY && ONLY !== "big") {
   fatal(`E2E_ONLY=${ONLY}: only "big" is known`);
 }
-const BIG_CHECKS = [/^open guide\.md/, /^squiggles under the bad cuts/, /1 MB document/, /maxDiagnostics/, /^still no module/];
+const BIG_CHECKS = [/^open guide\.md/, /^squiggles under the bad cuts/, /1 MB document/, /maxDiagnostics/, /^still no module/, /^no noise in the logs/];
 
 async function check(name, fn) {
   if (ONLY === "big" && !BIG_CHECKS.some((re) => re.test(name))) {
@@ -1238,6 +1238,48 @@ try {
     assert(least >= most / 2, `the Problems counts fell from ${most} to ${least} while typing`);
     const noSquiggle = samples.filter((x) => x.squiggles === 0).length;
     return `${samples.length} samples while typing: Problems ${least}–${most}; no squiggle on screen in ${noSquiggle}`;
+  });
+
+  await check("1 MB document with a cold server: Restart Server, then open it (time printed, not asserted)", async () => {
+    // no editor open (the typing left big.md unsaved: reverted), then a new
+    // server, and big.md opened as soon as the restart is asked for
+    for (let i = 0; i < 8 && (await page.locator(".tabs-container .tab").count()) > 0; i++) {
+      await runCommand("View: Revert and Close Editor");
+    }
+    const before = serverStarts();
+    const t = Date.now();
+    await runCommand("chunkseam: Restart Server");
+    await page.keyboard.press("Control+p");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("big.md");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "big.md" }).first().waitFor({ timeout: WAIT });
+    await page.keyboard.press("Enter");
+    let started;
+    await waitFor("squiggles in big.md from the new server", async () => {
+      if (started === undefined && serverStarts() > before) {
+        started = (Date.now() - t) / 1000;
+      }
+      return started !== undefined && (await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count()) > 0;
+    }, 120_000, 50);
+    const first = (Date.now() - t) / 1000;
+    const cli = lintBig().seconds;
+    const figures = `server running after ${started.toFixed(2)} s, first squiggle after ${first.toFixed(2)} s = ${(first / cli).toFixed(2)}× the command line's ${cli.toFixed(2)} s (lint --no-cache, just after)`;
+    console.log(`e2e figures: 1 MB document, cold server: ${figures}`);
+    return figures;
+  });
+
+  await check("no noise in the logs: no clean exit logged as an error, one diagnostic collection per name", async () => {
+    // after the restarts above: the server's clean exit (code 0) is not an error,
+    // and the extension's collections do not clash with the client's ("chunkseam")
+    const logs = path.join(dirs["user-data"], "logs");
+    const files = fs.readdirSync(logs, { recursive: true }).map(String).filter((f) => f.endsWith(".log"));
+    const lines = files.flatMap((f) => fs.readFileSync(path.join(logs, f), "utf8").split("\n").map((l) => `${path.basename(f)}: ${l}`));
+    const restarts = chunkseamLogs().join("\n").match(/Restarting the chunkseam server/g) ?? [];
+    assert(restarts.length >= 1, `only ${restarts.length} restarts in the chunkseam log`);
+    const noise = lines.filter((l) => /\[error\].*exited with code 0|\[Error.*exited with code 0|DiagnosticCollection.*'chunkseam'.*already exist/i.test(l));
+    assert(noise.length === 0, `log noise:\n${noise.slice(0, 6).join("\n")}`);
+    return `${restarts.length} restarts; ${files.length} log files clean`;
   });
 
   await check("still no module of the opened folder imported, after every restart and command", async () => {

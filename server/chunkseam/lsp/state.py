@@ -31,7 +31,7 @@ from lsprotocol import types
 from ..document import Document
 from .collector import Collector
 from .log import logger
-from .settings import EditorSettings, resolve_for
+from .settings import EditorSettings, resolve_for, setting_layers
 
 #: document kinds the server analyses (the router picks the strategy)
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
@@ -199,6 +199,8 @@ class Result:
     seconds: float = 0.0
     #: which chunker is simulated and where that came from (for a status bar)
     simulated: str | None = None
+    #: where each setting that matters came from (see :func:`setting_layers`)
+    layers: list[dict[str, Any]] = field(default_factory=list)
     #: the text state analysed (see :attr:`OpenDocument.serial`)
     serial: int = 0
     #: a head start's diagnostics as the params of ``chunkseam/headStartDiagnostics``
@@ -532,6 +534,7 @@ class DocumentStore:
             from ..analysis import describe_chunker
 
             result.simulated = describe_chunker(resolved.settings, resolved.sources)
+            result.layers = setting_layers(resolved)
             if getattr(resolved, "unusable", None):
                 # a broken config file: no analysis rather than a silent default
                 result.error = f"the configuration file cannot be used: {resolved.unusable}"
