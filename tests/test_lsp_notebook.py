@@ -114,6 +114,15 @@ async def test_notebook_sync_is_advertised_and_diagnostics_land_on_cells(client:
         assert 0 <= d.range.start.line <= CODE.count("\n")
         assert d.data["cell"] == 2 and d.data["notebook"] == NB
     assert got[cell_uri(2)] == []  # a cell without issues gets an empty list
+    # a Problems row names its cell (the panel lists them under the notebook, by line only),
+    # and so does each related location
+    for uri, diags in got.items():
+        n = int(uri.split("#W")[1][0]) + 1
+        for d in diags:
+            assert d.message.startswith(f"cell {n}: "), d.message
+            for info in d.related_information or []:
+                k = int(info.location.uri.split("#W")[1][0]) + 1
+                assert info.message.endswith(f" (cell {k})"), info.message
 
 
 async def test_editing_a_cell_updates_its_diagnostics_and_closing_clears_them(client: LanguageClient):
