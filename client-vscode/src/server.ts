@@ -477,7 +477,9 @@ export class ServerManager implements vscode.Disposable {
       if (choice === "Install Instructions") {
         void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
       } else if (choice === "Set Interpreter…") {
-        void vscode.commands.executeCommand("workbench.action.openSettings", "chunkseam.interpreter");
+        // a picker (the Python extension's environments, or a file dialog), not a
+        // setting without an input box; the setting's change restarts the server
+        void vscode.commands.executeCommand("chunkseam.selectInterpreter");
       } else if (choice === "Show Output") {
         this.output.show();
       }
