@@ -2,7 +2,8 @@
 
 Each round starts a fresh server (``python -m chunkseam server``) and times
 
-* ``server start``: process spawned -> ``initialize`` answered;
+* ``server start``: process spawned -> ``initialize`` answered (and the CPU
+  seconds the process used until then, which the machine's load does not change);
 * ``cold first diagnostic``: process spawned -> the diagnostic response of a
   1 MB Markdown file opened right after ``initialized`` (the editor opened on
   that file: nothing warmed before);
@@ -48,8 +49,11 @@ def one_round(python: str, env: dict[str, str], root: Path, cold: Path, warm: Pa
                              "workspace": {"configuration": True}},
             "initializationOptions": {"settings": {**SETTINGS, "trace": "off"}}})
         t_init, _ = s.response(rid)
-        s.notify("initialized", {})
         figures = {"server start": t_init - t_spawn}
+        cpu = process_cpu(s.proc.pid)
+        if cpu is not None:  # the same start in CPU seconds: what the machine's load does not change
+            figures["server start (CPU)"] = cpu
+        s.notify("initialized", {})
         for name, path in (("cold first diagnostic", cold), ("warm first diagnostic", warm)):
             t0 = s.notify("textDocument/didOpen", {"textDocument": {
                 "uri": path.as_uri(), "languageId": "markdown", "version": 1,
@@ -61,6 +65,15 @@ def one_round(python: str, env: dict[str, str], root: Path, cold: Path, warm: Pa
         return figures
     finally:
         s.stop()
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def importtime(python: str, env: dict[str, str]) -> None:

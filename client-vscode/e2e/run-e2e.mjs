@@ -394,7 +394,8 @@ try {
     });
     // the important part first (an editor cuts a long lens off at its end): the
     // issue count, then the chunk; the innermost heading last; short
-    const each = lenses.join(" | ").split(" | ").filter(Boolean);
+    // (lenses on one line are one element, joined by " | " with non-breaking spaces)
+    const each = lenses.join(" | ").split(/\s+\|\s+/).map((x) => x.trim()).filter(Boolean);
     const withIssues = each.filter((x) => /\bissues?\b/.test(x));
     assert(withIssues.length > 0, `no lens with an issue: ${each.join(" | ")}`);
     for (const x of withIssues) {
@@ -625,7 +626,7 @@ try {
     // The lenses follow the edit: chunk 2 now ends at the paragraph break, without an issue.
     const lens = await waitFor("the lens of chunk 2 to lose its issue", async () => {
       const t = await texts(".monaco-editor .codelens-decoration");
-      const l = t.join(" | ").split(" | ").find((x) => /^(\d+ issues? · )?Chunk 2\//.test(x));
+      const l = t.join(" | ").split(/\s+\|\s+/).find((x) => /^(\d+ issues? · )?Chunk 2\//.test(x));
       return l && !l.includes("issue") ? l : undefined;
     });
     return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;

@@ -581,8 +581,11 @@ class DocumentStore:
                 # the head start's diagnostics (and line index) are carried over
                 # as to a new version of the same text: only their data changes
                 doc.follows(ahead.doc)
+            # (where the settings come from is this resolution's: the same values
+            # may now come from another layer, e.g. a config file that appeared)
             reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
-                                         config_errors=result.config_errors, serial=result.serial)
+                                         config_errors=result.config_errors, serial=result.serial,
+                                         simulated=result.simulated, layers=result.layers)
             if self.build_diagnostics is not None:
                 # each diagnostic's data names the version it is for (as a cold open's does)
                 reused.diagnostics = self.build_diagnostics(reused, encoding)
