@@ -94,7 +94,7 @@ class ReportCollector:
             lo = i * self.width
             label = f"{lo}+ tokens" if i == BINS else f"{lo}–{lo + self.width - 1}"
             parts.append(f'<rect class="cs-bin" data-count="{n}" x="{i * bw:.1f}" y="{h - pad - bh:.1f}" '
-                         f'width="{bw - 1:.1f}" height="{bh:.1f}"><title>{label}: {_n(n, 'chunk')}</title></rect>')
+                         f'width="{bw - 1:.1f}" height="{bh:.1f}"><title>{label}: {_n(n, "chunk")}</title></rect>')
 
         def marker(value: int, cls: str, text: str) -> str:
             x = min(value / self.width, BINS) * bw
