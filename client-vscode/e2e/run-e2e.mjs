@@ -1057,10 +1057,10 @@ try {
   await check("settings say where they come from: the layer of each value, an override of chunkseam.toml told once, the Settings UI unset", async () => {
     // the project's file says size 256; the user's settings say 44 (see `settings` above)
     const config = path.join(workspace, "chunkseam.toml");
+    await clearToasts(); // (before the file: its notification may come at once)
+    await openFile("guide.md");
     fs.writeFileSync(config, 'chunker = "recursive"\nsize = 256\n');
     try {
-      await clearToasts();
-      await openFile("guide.md");
       const toast = await waitFor("the override notification", async () => (await toasts()).find((t) => /chunkseam\.size = 44 overrides size in chunkseam\.toml/.test(t)));
       assert(/user setting/.test(toast) && /CI/.test(toast), `the notification: ${toast}`);
       const buttons = await texts(".notifications-toasts .notification-toast .monaco-button");
