@@ -342,6 +342,9 @@ async def test_the_server_says_which_layer_each_setting_comes_from(client: Langu
     assert layers["chunker"] == {"key": "chunker", "value": "fixed", "source": toml}
     assert layers["size"] == {"key": "size", "value": 128, "source": "editor", "overrides": toml}
     assert layers["overlap"]["source"] == "default" and "overrides" not in layers["overlap"]
+    # and the one-line summary no longer says the editor's size is the file's
+    assert stats["simulated"] == (f"simulating chunker fixed, size 128 chars "
+                                  f"(chunker from {toml}, size from editor, unit from {toml})")
 
 
 async def test_the_layers_follow_a_config_file_that_appears(client: LanguageClient, tmp_path: Path):

@@ -1059,7 +1059,7 @@ try {
     const config = path.join(workspace, "chunkseam.toml");
     await clearToasts(); // (before the file: its notification may come at once)
     await openFile("guide.md");
-    fs.writeFileSync(config, 'chunker = "recursive"\nsize = 256\n');
+    fs.writeFileSync(config, "size = 256\n");
     try {
       const toast = await waitFor("the override notification", async () => (await toasts()).find((t) => /chunkseam\.size = 44 overrides size in chunkseam\.toml/.test(t)));
       assert(/user setting/.test(toast) && /CI/.test(toast), `the notification: ${toast}`);
