@@ -1098,7 +1098,7 @@ try {
       assert(/overrides the project's file in this editor only/.test(described.replace(/\s+/g, " ")), `the description: ${described.slice(0, 400)}`);
       const value = await page.locator(".settings-editor .setting-item-contents", { hasText: "Chunk budget" }).locator("input").first().inputValue().catch(() => "?");
       assert(value === "", `the Settings UI shows size "${value}" where nothing is set (the project's file decides)`);
-      await runCommand("View: Close Editor");
+      await runCommand("View: Close All Editors");
       await openFile("guide.md");
       const after = await waitFor("the status bar without the override", async () => (await texts(".statusbar .statusbar-item")).find((x) => /⧉ \d+ chunks?/.test(x) && !/override/.test(x)));
       return `${toast.replace(/\s+/g, " ").slice(0, 120)}; ${item.trim()} -> ${after.trim()}; Settings UI: size unset`;
