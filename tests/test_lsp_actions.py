@@ -4,6 +4,8 @@ server, told about the edit, no longer reports the issue."""
 
 from __future__ import annotations
 
+import re
+
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -354,3 +356,20 @@ async def test_light_bulb_requests_are_bounded_and_the_rest_follows(client: Lang
     titles = [a.title for a in invoked]
     assert {a.title for a in auto} <= set(titles)
     assert any(t.startswith("Disable CS002 for this file") for t in titles), titles
+
+
+FEWER = re.compile(r"\((?:.*; )?(\d+) fewer issues?(?:;.*)?\)$")
+
+
+async def test_a_suppression_title_counts_every_issue_it_removes(client: LanguageClient):
+    """"Disable CS003 for this file (1 fewer issue)" removed 2: the count is the
+    re-simulation's, the targeted issue included."""
+    uri = "untitled:/unclosed.md"
+    diags = await open_with(client, uri, UNCLOSED, RECURSIVE_40)
+    cs003 = [d for d in diags if d.code == "CS003"]
+    assert len(cs003) == 2, [(d.code, d.message) for d in diags]
+    action = find(await actions_for(client, uri, cs003[0]), "Disable CS003 for this file")
+    m = FEWER.search(action.title)
+    assert m, action.title
+    _, after = await apply(client, uri, UNCLOSED, action, 2)
+    assert int(m.group(1)) == len(diags) - len(after) == 2, (action.title, [(d.code, d.message) for d in after])

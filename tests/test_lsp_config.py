@@ -324,3 +324,45 @@ async def test_trusted_workspace_imports_plugins_and_survives_their_crash(tmp_pa
     finally:
         await shutdown(client)
         await client.stop()
+
+
+async def test_the_server_says_which_layer_each_setting_comes_from(client: LanguageClient, tmp_path: Path):
+    """chunkseam.toml says size 256; the editor sets 128: the status request
+    names each value's layer, and that the editor's size overrides the file's
+    (CI, which reads only the file, does not see it)."""
+    (tmp_path / "chunkseam.toml").write_text('chunker = "fixed"\nunit = "chars"\nsize = 256\n')
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\n" + "Some words in a sentence. " * 40 + "\n")
+    await initialize(client, init_options={"settings": {"size": 128, "debounceMs": 0}}, root=tmp_path)
+    open_doc(client, doc.as_uri(), doc.read_text())
+    await wait_published(client, doc.as_uri(), version=1)
+    stats = as_dict(await request(client, "chunkseam/stats", doc.as_uri()))
+    layers = {s["key"]: s for s in stats["settings"]}
+    toml = str(tmp_path / "chunkseam.toml")
+    assert layers["chunker"] == {"key": "chunker", "value": "fixed", "source": toml}
+    assert layers["size"] == {"key": "size", "value": 128, "source": "editor", "overrides": toml}
+    assert layers["overlap"]["source"] == "default" and "overrides" not in layers["overlap"]
+    # and the one-line summary no longer says the editor's size is the file's
+    assert stats["simulated"] == (f"simulating chunker fixed, size 128 chars "
+                                  f"(chunker from {toml}, size from editor, unit from {toml})")
+
+
+async def test_the_layers_follow_a_config_file_that_appears(client: LanguageClient, tmp_path: Path):
+    """The same values from another layer (a chunkseam.toml written after the
+    editor's settings): the analysis is reused, the layers are the new ones."""
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\n" + "Some words in a sentence. " * 40 + "\n")
+    await initialize(client, settings={"size": 44, "chunker": "recursive", "debounceMs": 0}, root=tmp_path)
+    open_doc(client, doc.as_uri(), doc.read_text())
+    await wait_published(client, doc.as_uri(), version=1)
+    before = as_dict(await request(client, "chunkseam/stats", doc.as_uri()))["settings"]
+    assert not any("overrides" in s for s in before)
+    (tmp_path / "chunkseam.toml").write_text('chunker = "recursive"\nsize = 256\n')
+    n = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "chunkseam.toml").as_uri(), type=types.FileChangeType.Created)]))
+    await wait_published(client, doc.as_uri(), after=n)
+    layers = {s["key"]: s for s in as_dict(await request(client, "chunkseam/stats", doc.as_uri()))["settings"]}
+    toml = str(tmp_path / "chunkseam.toml")
+    assert layers["size"] == {"key": "size", "value": 44, "source": "editor", "overrides": toml}
+    assert layers["chunker"]["overrides"] == toml

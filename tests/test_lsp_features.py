@@ -56,22 +56,23 @@ async def test_code_lens_per_chunk(client: LanguageClient):
         assert lens.range.start == lens.range.end
         assert pos_to_offset(text, lens.range.start) == chunk["startOffset"] == 200 * i
         title = lens.command.title
-        assert title.startswith(f"Chunk {i + 1}/4 · {chunk['tokens']} chars")
+        # the issue count first (an editor cuts a long lens off at its end), then the chunk
+        count = f"{chunk['issues']} issue{'' if chunk['issues'] == 1 else 's'} · " if chunk["issues"] else ""
+        assert title.startswith(f"{count}Chunk {i + 1}/4 · {chunk['tokens']} chars"), title
         assert lens.command.command == "chunkseam.showChunk"
         assert list(lens.command.arguments) == [uri, i, {"show": True}]
-        if chunk["issues"]:
-            assert re.search(r"· \d+ issues?$", title), title
-    # the heading path of the chunk: the headings enclosing its start
-    assert "Setting Up the Database" in lenses[0].command.title
-    assert "Setting Up the Database › Creating the Schema" in lenses[2].command.title
+    # the innermost heading enclosing the chunk's start, last (the full path is in the hover)
+    assert lenses[0].command.title.endswith(" · Setting Up the Database")
+    assert lenses[2].command.title.endswith(" · Creating the Schema")
+    assert "›" not in lenses[2].command.title
     assert any(c["issues"] for c in chunks), "the fixture has broken cuts at 200 characters"
 
 
 async def test_code_lens_shows_overlap(client: LanguageClient):
     uri, text = await opened(client, dict(FIXED_200, overlap=50))
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=TD(uri)))
-    assert "overlaps previous" not in lenses[0].command.title
-    assert "· overlaps previous by 50 chars" in lenses[1].command.title
+    assert "overlap" not in lenses[0].command.title
+    assert "· +50 chars overlap" in lenses[1].command.title
     chunks = as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]
     assert chunks[0]["overlapRange"] is None
     assert chunks[1]["overlapPrevious"] == 50
@@ -142,14 +143,15 @@ async def test_hover_plaintext_client(client: LanguageClient):
     assert "Chunk 1/4" in hover.contents.value
 
 
-async def test_hover_on_a_diagnostic_previews_first_and_says_each_message_once(client: LanguageClient):
+async def test_hover_on_a_diagnostic_says_the_issue_and_fix_first_and_each_message_once(client: LanguageClient):
     uri, text = await opened(client)
     diags = client.diagnostics[uri]
     d = next(d for d in diags if d.code == "CS002")
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=TD(uri), position=d.range.start))
     value = hover.contents.value
-    assert value.startswith("**Chunk")  # the preview comes first
+    # the issue and its fix first: the Quick Fix link below the hover stays in sight
+    assert value.startswith("⚠ **CS002**"), value[:200]
     # the editor shows the diagnostic's message with the hover: it is not repeated,
     # and no other message shows twice
     assert d.message not in value
@@ -158,12 +160,16 @@ async def test_hover_on_a_diagnostic_previews_first_and_says_each_message_once(c
     # one line for the rule: its summary and a link to the full page, not the page itself
     from chunkseam.checks.registry import RULES
 
-    rule_line = value.rsplit("\n\n---\n\n", 1)[-1]
+    rule_line = value.split("\n\n---\n\n", 1)[0]
     assert rule_line.startswith("⚠ **CS002** mid-sentence: ") and "\n" not in rule_line
     assert RULES["CS002"].summary.rstrip(".") in rule_line
     assert rule_line.endswith("[rule](" + d.code_description.href + ")")
-    assert "What it does" not in value
-    assert value.index("**Chunk") < value.index("**CS002**")
+    assert "What it does" not in value and "— fix: " in rule_line
+    assert value.index("**CS002**") < value.index("**Chunk")
+    # the previews last, and short
+    assert value.rstrip().endswith("```") and value.index("previous: chunk") > value.index("**Chunk")
+    preview = value[value.rindex("```markdown"):]
+    assert preview.count("\n") <= 9 and len(preview) < 600, preview
 
 
 async def test_no_chunk_symbols_or_folds_by_default(client: LanguageClient):

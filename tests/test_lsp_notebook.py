@@ -114,6 +114,15 @@ async def test_notebook_sync_is_advertised_and_diagnostics_land_on_cells(client:
         assert 0 <= d.range.start.line <= CODE.count("\n")
         assert d.data["cell"] == 2 and d.data["notebook"] == NB
     assert got[cell_uri(2)] == []  # a cell without issues gets an empty list
+    # a Problems row names its cell (the panel lists them under the notebook, by line only),
+    # and so does each related location
+    for uri, diags in got.items():
+        n = int(uri.split("#W")[1][0]) + 1
+        for d in diags:
+            assert d.message.startswith(f"cell {n}: "), d.message
+            for info in d.related_information or []:
+                k = int(info.location.uri.split("#W")[1][0]) + 1
+                assert info.message.endswith(f" (cell {k})"), info.message
 
 
 async def test_editing_a_cell_updates_its_diagnostics_and_closing_clears_them(client: LanguageClient):
@@ -243,7 +252,8 @@ async def test_the_hover_in_a_cell_speaks_in_cells_and_shows_no_synthetic_fences
         assert f"**Chunk {k + 1}/{len(chunks)}**" in text, text
         # the hover's own fence around the chunk, and no other fence line (the view's)
         assert len([line for line in text.split("\n") if line.startswith("```")]) == 2, text
-        assert re.search(r"· (cell \d, lines? \d+(–\d+)?|cells \d–\d)( ·|$)", text.split("\n")[0]), text
+        head = next(line for line in text.split("\n") if line.startswith("**Chunk"))  # (after an issue's rule)
+        assert re.search(r"· (cell \d, lines? \d+(–\d+)?|cells \d–\d)( ·|$)", head), text
     # chunk 1 lies in the first (markdown) cell: its lines there; the next chunk spans cells 1-2
     assert "cell 1, lines 1–3" in hovers[0] and "next: chunk 2 (cells 1–2) starts" in hovers[0], hovers[0]
     # a chunk inside the code cell: the cell's lines, its source highlighted as Python, no view fences

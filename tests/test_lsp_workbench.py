@@ -14,11 +14,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lsp_support import CONFIG, FIXED_200, FIXTURES, initialize, open_doc, shutdown, wait_published
+from lsp_support import (CONFIG, FIXED_200, FIXTURES, ROOT, TIMEOUT, capabilities, change_doc, edit, initialize,
+                         open_doc, shutdown, wait_published)
 
 DATABASE = FIXTURES / "database.md"
 TD = types.TextDocumentIdentifier
-COUNT = re.compile(r"(\d+) issues?$")
+COUNT = re.compile(r"^(\d+) issues? · Chunk ")
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -111,3 +112,36 @@ async def test_the_command_without_show_only_answers(client: LanguageClient):
     answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="chunkseam.showChunk", arguments=[uri, 1]))
     assert answer is not None and not client.shown_documents and not client.messages
+
+
+async def test_lenses_are_refreshed_when_a_new_result_is_complete(client: LanguageClient):
+    """The client is asked to fetch the lenses again as soon as the analysis
+    of an edit is complete (not when its own debounce runs out), and what it
+    then gets is the new version's: no stale chunk count or size."""
+    import asyncio
+
+    refreshed: list[int] = []
+    got = asyncio.Event()
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_refresh(params):  # noqa: ANN001 - the client's handler
+        refreshed.append(len(client.published))
+        got.set()
+
+    caps = capabilities()
+    caps.workspace.code_lens = types.CodeLensWorkspaceClientCapabilities(refresh_support=True)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=caps, initialization_options={"settings": FIXED_200}, root_uri=ROOT.as_uri()))
+    uri = DATABASE.as_uri()
+    text = DATABASE.read_text()
+    open_doc(client, uri, text)
+    await wait_published(client, uri, version=1)
+    before = await lenses_for(client, uri)
+    n = len(before)
+    assert before[0].command.title.count(f"/{n}")
+    assert not refreshed  # nothing had changed
+    change_doc(client, uri, 2, [edit(0, 0, 0, 0, "x" * 450 + "\n\n")])
+    await asyncio.wait_for(got.wait(), TIMEOUT)
+    after = await lenses_for(client, uri)
+    assert len(after) > n and all(f"/{len(after)}" in lens.command.title for lens in after), \
+        [lens.command.title for lens in after]

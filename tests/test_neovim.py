@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_neovim_shows_diagnostics_hover_and_code_lenses(tmp_path: Path):
 
     lenses = [v for k, v in results if k == "codelens"]
     assert len(lenses) == n_chunks
-    assert lenses[0]["command"]["title"].startswith(f"Chunk 1/{n_chunks} · {size} chars · Deploying")
+    assert re.match(rf"(\d+ issues? · )?Chunk 1/{n_chunks} · {size} chars · Deploying", lenses[0]["command"]["title"])
     assert lenses[0]["command"]["command"] == "chunkseam.showChunk"
     assert any("issue" in lens["command"]["title"] for lens in lenses)
     assert dict(results)["codelens_count"] == n_chunks

@@ -190,7 +190,15 @@ let shotNo = 0;
 /** name -> file of the screenshots taken. */
 const shots = new Map();
 /** Screenshots used by the README: artifact name -> media file. */
-const MEDIA = { editor: "editor.png", hover: "hover.png", "quick-fix-menu": "quick-fix.png", "config-error": "config-error.png", "notebook-bands": "notebook.png" };
+const MEDIA = {
+  editor: "editor.png",
+  hover: "hover.png",
+  "quick-fix-menu": "quick-fix.png",
+  "config-error": "config-error.png",
+  "notebook-bands": "notebook.png",
+  "settings-view": "settings-view.png",
+  "settings-tooltip": "settings-tooltip.png",
+};
 
 async function screenshot(name) {
   if (!page) {
@@ -214,7 +222,7 @@ const ONLY = process.env.E2E_ONLY || "";
 if (ONLY && ONLY !== "big") {
   fatal(`E2E_ONLY=${ONLY}: only "big" is known`);
 }
-const BIG_CHECKS = [/^open guide\.md/, /^squiggles under the bad cuts/, /1 MB document/, /maxDiagnostics/, /^still no module/];
+const BIG_CHECKS = [/^open guide\.md/, /^squiggles under the bad cuts/, /1 MB document/, /maxDiagnostics/, /^still no module/, /^no noise in the logs/];
 
 async function check(name, fn) {
   if (ONLY === "big" && !BIG_CHECKS.some((re) => re.test(name))) {
@@ -384,6 +392,18 @@ try {
       const t = await texts(".monaco-editor .codelens-decoration");
       return t.some((x) => /Chunk 1\/\d+ · \d+ tokens?/.test(x)) ? t : undefined;
     });
+    // the important part first (an editor cuts a long lens off at its end): the
+    // issue count, then the chunk; the innermost heading last; short
+    // (lenses on one line are one element, joined by " | " with non-breaking spaces)
+    const each = lenses.join(" | ").split(/\s+\|\s+/).map((x) => x.trim()).filter(Boolean);
+    const withIssues = each.filter((x) => /\bissues?\b/.test(x));
+    assert(withIssues.length > 0, `no lens with an issue: ${each.join(" | ")}`);
+    for (const x of withIssues) {
+      assert(/^\d+ issues? · Chunk \d+\/\d+ · \d+ tokens?\b/.test(x), `the issue count is not first: "${x}"`);
+    }
+    for (const x of each) {
+      assert(!x.includes("›") && x.length <= 72, `a long lens: "${x}" (${x.length} characters)`);
+    }
     return lenses.filter(Boolean).slice(0, 2).join(" | ");
   });
 
@@ -469,7 +489,12 @@ try {
     const text = await hover.first().textContent();
     assert(/\d+ tokens?/.test(text), `hover without a token count: ${text.slice(0, 200)}`);
     assert(/CS00\d/.test(text) || /mid-sentence|split/i.test(text), `hover without the issue: ${text.slice(0, 200)}`);
-    return text.replace(/\s+/g, " ").slice(0, 100);
+    // the issue and its fix before the chunk and its previews; the previews short
+    const fix = text.indexOf("— fix:");
+    const chunk = text.search(/Chunk \d+\/\d+ ·/);
+    assert(fix >= 0 && fix < chunk, `the fix is not above the chunk: ${text.replace(/\s+/g, " ").slice(0, 300)}`);
+    const height = Math.round((await hover.first().boundingBox())?.height ?? 0);
+    return `${height} px: ${text.replace(/\s+/g, " ").slice(0, 100)}`;
   });
   await screenshot("hover");
   await page.keyboard.press("Escape");
@@ -601,7 +626,7 @@ try {
     // The lenses follow the edit: chunk 2 now ends at the paragraph break, without an issue.
     const lens = await waitFor("the lens of chunk 2 to lose its issue", async () => {
       const t = await texts(".monaco-editor .codelens-decoration");
-      const l = t.join(" | ").split(" | ").find((x) => x.startsWith("Chunk 2/"));
+      const l = t.join(" | ").split(/\s+\|\s+/).find((x) => /^(\d+ issues? · )?Chunk 2\//.test(x));
       return l && !l.includes("issue") ? l : undefined;
     });
     return `CS002 rows ${before} -> ${(await problemRows()).filter((x) => x.includes("CS002")).length}; ${after.trim()}; ${lens}`;
@@ -702,12 +727,22 @@ try {
     });
     const marked = cells.filter((x) => x.squiggles > 0);
     assert(marked.length === 1 && marked[0].text.includes("from pathlib import Path"), `squiggles in cells: ${JSON.stringify(marked)}`);
+    // the notebook's counts as soon as it is open, before any cell has focus
+    const focused = await page.evaluate(() => !!document.activeElement?.closest(".cell-editor-container, .monaco-editor"));
+    const status = await waitFor("the status bar for the notebook before a cell has focus", async () => {
+      const t = await statusText();
+      return t && /⧉ 3 chunks/.test(t) ? t : undefined;
+    });
     const rows = await problemRowsOf("retrieval.ipynb", (t) => t.some((x) => x.includes("CS003")));
     const row = rows.find((x) => x.includes("CS003"));
     assert(/code cell 2/.test(row), `the Problems row does not name the cell: ${row}`);
+    // every row of the notebook names its cell (the panel shows a line and column only)
+    const chunkseamRows = rows.filter((x) => /chunkseam/.test(x) && /CS\d{3}/.test(x));
+    const unnamed = chunkseamRows.filter((x) => !/^\s*cell \d+: /.test(x.replace(/^[^a-z]*/i, "")));
+    assert(chunkseamRows.length > 0 && unnamed.length === 0, `Problems rows without their cell: ${unnamed.join(" | ")}`);
     // the commands are for text editors: no preview button on a notebook
     assert((await previewButton().count()) === 0, "a preview button in the notebook editor's title");
-    return `${marked[0].squiggles} squiggles in the cell "${marked[0].text.slice(0, 24)}…"; ${row.replace(/\s+/g, " ").slice(0, 140)}`;
+    return `${marked[0].squiggles} squiggles in the cell "${marked[0].text.slice(0, 24)}…"; status bar "${status.trim()}" (a cell editor focused: ${focused}); ${row.replace(/\s+/g, " ").slice(0, 140)}`;
   });
   await screenshot("notebook");
 
@@ -850,16 +885,35 @@ try {
     return file;
   };
 
-  await check("a Python without chunkseam: one notification with install instructions", async () => {
+  await check("a Python without chunkseam: one notification with install instructions; Set Interpreter… offers a picker", async () => {
     const venv = path.join(tmp, "empty-venv");
     execFileSync(opts.python, ["-m", "venv", "--without-pip", venv], { env: { ...env, PYTHONPATH: "" } });
+    // (PYTHONPATH emptied: a checkout on it, as in a developer's shell, would give this Python chunkseam)
+    const bare = path.join(tmp, "bare-python");
+    fs.writeFileSync(bare, `#!/bin/sh\nPYTHONPATH= exec "${path.join(venv, "bin", "python")}" "$@"\n`);
+    fs.chmodSync(bare, 0o755);
     await clearToasts();
-    setSettings({ "chunkseam.interpreter": path.join(venv, "bin", "python") });
+    setSettings({ "chunkseam.interpreter": bare });
     const toast = await waitFor("the not-installed notification", async () => (await toasts()).find((t) => t.includes("chunkseam is not installed")));
     const buttons = await texts(".notifications-toasts .notification-toast .monaco-button");
     assert(buttons.some((b) => b.includes("Install Instructions")), `buttons: ${buttons.join(", ")}`);
     await screenshot("no-chunkseam");
-    return toast.replace(/\s+/g, " ").slice(0, 140);
+    // "Set Interpreter…": a picker (here, without the Python extension, a file
+    // dialog: the workbench's own), not a settings page without an input box
+    const before = serverStarts();
+    await page.locator(".notifications-toasts .notification-toast .monaco-button", { hasText: "Set Interpreter" }).first().click();
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    const title = (await page.locator(".quick-input-widget .quick-input-title").first().textContent().catch(() => "")) ?? "";
+    assert(/interpreter/i.test(title), `the picker's title: "${title}"`);
+    await screenshot("interpreter-picker");
+    await input.fill(opts.python);
+    await page.waitForTimeout(400);
+    await page.keyboard.press("Enter");
+    await waitFor("the chosen interpreter in the workspace's settings", async () =>
+      JSON.parse(fs.readFileSync(workspaceSettings, "utf8"))["chunkseam.interpreter"] === opts.python);
+    await waitFor("a server running with the chosen interpreter", async () => serverStarts() > before);
+    return `${toast.replace(/\s+/g, " ").slice(0, 100)}; picker "${title.trim()}" -> ${opts.python}, server running`;
   });
 
   await check("a server that is too old: a message naming both versions", async () => {
@@ -999,6 +1053,61 @@ try {
     const text = await waitFor("the counts once the file is gone", statusText);
     return `${item.trim()}; ${row.replace(/\s+/g, " ").slice(0, 100)}; then ${text.trim()}`;
   }
+
+  await check("settings say where they come from: the layer of each value, an override of chunkseam.toml told once, the Settings UI unset", async () => {
+    // the project's file says size 256; the user's settings say 44 (see `settings` above)
+    const config = path.join(workspace, "chunkseam.toml");
+    await clearToasts(); // (before the file: its notification may come at once)
+    await openFile("guide.md");
+    fs.writeFileSync(config, "size = 256\n");
+    try {
+      const toast = await waitFor("the override notification", async () => (await toasts()).find((t) => /chunkseam\.size = 44 overrides size in chunkseam\.toml/.test(t)));
+      assert(/user setting/.test(toast) && /CI/.test(toast), `the notification: ${toast}`);
+      const buttons = await texts(".notifications-toasts .notification-toast .monaco-button");
+      assert(buttons.some((b) => b.includes("Open chunkseam.toml")) && buttons.some((b) => b.includes("Remove Override")), `buttons: ${buttons.join(", ")}`);
+      await screenshot("override-notification");
+      // the status bar: the override shows, and its tooltip names each value's layer
+      const item = await waitFor("the status bar with the override", async () => (await texts(".statusbar .statusbar-item")).find((x) => /⧉ .*override/.test(x)));
+      await page.locator(".statusbar .statusbar-item", { hasText: "override" }).first().hover();
+      const tip = await waitFor("the status bar's tooltip", async () => {
+        const t = (await texts(".workbench-hover, .monaco-hover")).find((x) => x.includes("Settings"));
+        return t && t.includes("overrides") ? t : undefined;
+      });
+      await screenshot("settings-tooltip");
+      const flat = tip.replace(/\s+/g, " ");
+      assert(/size ?44 ?user setting ⚠ overrides chunkseam\.toml/.test(flat), `the tooltip: ${flat.slice(0, 600)}`);
+      assert(/overlap ?0 ?default/.test(flat), `the tooltip: ${flat.slice(0, 600)}`);
+      await page.mouse.move(5, 5);
+      // "Remove Override" takes the user's value out (put back for the checks below)
+      const sizeToast = (where) => page.locator(`${where} .notification-list-item`, { hasText: "chunkseam.size = 44" }).first();
+      await sizeToast(".notifications-toasts").locator(".monaco-button", { hasText: "Remove Override" }).click({ timeout: 5000 }).catch(async () => {
+        await runCommand("Notifications: Show Notifications");
+        await sizeToast(".notifications-center").locator(".monaco-button", { hasText: "Remove Override" }).click();
+      });
+      await waitFor("chunkseam.size gone from the user's settings", async () => !("chunkseam.size" in JSON.parse(fs.readFileSync(userSettingsFile, "utf8"))));
+      // the Settings UI: with nothing set, chunkseam.size is empty (not a made-up 400)
+      // and its description says that the project's file decides
+      await runCommand("Preferences: Open User Settings");
+      const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea, .settings-editor input").first();
+      await search.waitFor({ timeout: WAIT });
+      await search.fill("chunkseam.size");
+      const described = await waitFor("the size setting's description", async () =>
+        (await texts(".settings-editor .setting-item-contents")).find((x) => /Chunk budget/.test(x)));
+      await page.waitForTimeout(600);
+      await screenshot("settings-view");
+      assert(/overrides the project's file in this editor only/.test(described.replace(/\s+/g, " ")), `the description: ${described.slice(0, 400)}`);
+      const value = await page.locator(".settings-editor .setting-item-contents", { hasText: "Chunk budget" }).locator("input").first().inputValue().catch(() => "?");
+      assert(value === "", `the Settings UI shows size "${value}" where nothing is set (the project's file decides)`);
+      await runCommand("View: Close All Editors");
+      await openFile("guide.md");
+      const after = await waitFor("the status bar without the override", async () => (await texts(".statusbar .statusbar-item")).find((x) => /⧉ \d+ chunks?/.test(x) && !/override/.test(x)));
+      return `${toast.replace(/\s+/g, " ").slice(0, 120)}; ${item.trim()} -> ${after.trim()}; Settings UI: size unset`;
+    } finally {
+      fs.rmSync(config, { force: true });
+      writeUserSettings({ "chunkseam.size": 44 });
+      await page.keyboard.press("Escape");
+    }
+  });
 
   // -- a 1 MB document: time to the first diagnostics, the cap, no flicker ----------------------
   // 400-character windows: 2,500 chunks, 2,458 issues (the cap: 1,000 diagnostics)
@@ -1222,6 +1331,48 @@ try {
     assert(least >= most / 2, `the Problems counts fell from ${most} to ${least} while typing`);
     const noSquiggle = samples.filter((x) => x.squiggles === 0).length;
     return `${samples.length} samples while typing: Problems ${least}–${most}; no squiggle on screen in ${noSquiggle}`;
+  });
+
+  await check("1 MB document with a cold server: Restart Server, then open it (time printed, not asserted)", async () => {
+    // no editor open (the typing left big.md unsaved: reverted), then a new
+    // server, and big.md opened as soon as the restart is asked for
+    for (let i = 0; i < 8 && (await page.locator(".tabs-container .tab").count()) > 0; i++) {
+      await runCommand("View: Revert and Close Editor");
+    }
+    const before = serverStarts();
+    const t = Date.now();
+    await runCommand("chunkseam: Restart Server");
+    await page.keyboard.press("Control+p");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("big.md");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "big.md" }).first().waitFor({ timeout: WAIT });
+    await page.keyboard.press("Enter");
+    let started;
+    await waitFor("squiggles in big.md from the new server", async () => {
+      if (started === undefined && serverStarts() > before) {
+        started = (Date.now() - t) / 1000;
+      }
+      return started !== undefined && (await page.locator(".monaco-editor .squiggly-warning, .monaco-editor .squiggly-error").count()) > 0;
+    }, 120_000, 50);
+    const first = (Date.now() - t) / 1000;
+    const cli = lintBig().seconds;
+    const figures = `server running after ${started.toFixed(2)} s, first squiggle after ${first.toFixed(2)} s = ${(first / cli).toFixed(2)}× the command line's ${cli.toFixed(2)} s (lint --no-cache, just after)`;
+    console.log(`e2e figures: 1 MB document, cold server: ${figures}`);
+    return figures;
+  });
+
+  await check("no noise in the logs: no clean exit logged as an error, one diagnostic collection per name", async () => {
+    // after the restarts above: the server's clean exit (code 0) is not an error,
+    // and the extension's collections do not clash with the client's ("chunkseam")
+    const logs = path.join(dirs["user-data"], "logs");
+    const files = fs.readdirSync(logs, { recursive: true }).map(String).filter((f) => f.endsWith(".log"));
+    const lines = files.flatMap((f) => fs.readFileSync(path.join(logs, f), "utf8").split("\n").map((l) => `${path.basename(f)}: ${l}`));
+    const restarts = chunkseamLogs().join("\n").match(/Restarting the chunkseam server/g) ?? [];
+    assert(restarts.length >= 1, `only ${restarts.length} restarts in the chunkseam log`);
+    const noise = lines.filter((l) => /\[error\].*exited with code 0|\[Error.*exited with code 0|DiagnosticCollection.*'chunkseam'.*already exist/i.test(l));
+    assert(noise.length === 0, `log noise:\n${noise.slice(0, 6).join("\n")}`);
+    return `${restarts.length} restarts; ${files.length} log files clean`;
   });
 
   await check("still no module of the opened folder imported, after every restart and command", async () => {

@@ -17,7 +17,7 @@ import { describeKinds } from "./languages";
 import { NotebookDiagnostics } from "./notebookDiagnostics";
 import { PreviewPanels } from "./previewPanel";
 import { SHOW_CHUNK_COMMAND, comparePositions, parseShowChunkResult } from "./protocol";
-import { onPythonInterpreterChanged } from "./python";
+import { onPythonInterpreterChanged, pickInterpreter } from "./python";
 import { ServerManager } from "./server";
 import { needsRestart } from "./settings";
 import { StatusBar } from "./statusBar";
@@ -137,6 +137,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.commands.registerCommand("chunkseam.restartServer", () => server.restart("the Restart Server command")),
     vscode.commands.registerCommand("chunkseam.toggleBands", () => painter.toggle()),
+    vscode.commands.registerCommand("chunkseam.selectInterpreter", async () => {
+      const chosen = await pickInterpreter();
+      if (chosen) {
+        output.info(`chunkseam.interpreter set to ${chosen}`);
+      }
+    }),
     vscode.commands.registerCommand("chunkseam.showOutput", () => output.show()),
     vscode.commands.registerCommand("chunkseam.previewDocument", async () => {
       const doc = targetDocument();

@@ -112,7 +112,7 @@ export function renderPreviewHtml(input: PreviewInput): string {
     );
   }
   if (total > maxChunks) {
-    sections.push(`<p class="note">${total - maxChunks} more chunks are not shown.</p>`);
+    sections.push(`<p class="note">${total - maxChunks === 1 ? "1 more chunk is" : `${total - maxChunks} more chunks are`} not shown.</p>`);
   }
   const summary =
     `${total} ${total === 1 ? "chunk" : "chunks"} · ${broken} broken (${percent(broken, total)}%)` +

@@ -55,6 +55,19 @@ export interface StatsResult {
   per_rule: Record<string, number>;
   /** Which chunker is simulated and where that setting came from, when the server says. */
   simulated?: string;
+  /** Each setting that matters, its value and its layer, when the server says. */
+  settings?: SettingLayer[];
+}
+
+/** A setting as the server resolved it (`settings` of chunkseam/stats). */
+export interface SettingLayer {
+  /** kebab-case key, as in chunkseam.toml */
+  key: string;
+  value: unknown;
+  /** "default", the path of a configuration file, or "editor" (one of the editor's layers) */
+  source: string;
+  /** The configuration file whose value an editor setting replaced. */
+  overrides?: string;
 }
 
 /** Result of `workspace/executeCommand` `chunkseam.showChunk`. */
@@ -194,6 +207,16 @@ export function parseStatsResult(value: unknown): StatsResult | undefined {
   };
   if (typeof v.simulated === "string") {
     result.simulated = v.simulated;
+  }
+  if (Array.isArray(v.settings)) {
+    result.settings = v.settings
+      .filter((s): s is Record<string, unknown> => typeof s === "object" && s !== null && typeof (s as Record<string, unknown>).key === "string")
+      .map((s) => ({
+        key: String(s.key),
+        value: s.value,
+        source: typeof s.source === "string" ? s.source : "default",
+        ...(typeof s.overrides === "string" ? { overrides: s.overrides } : {}),
+      }));
   }
   return result;
 }

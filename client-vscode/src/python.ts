@@ -12,6 +12,8 @@ import { PROBE_SCRIPT, ProbeResult, classifyProbe, pythonEnv } from "./discovery
 /** The subset of the Python extension's API (ms-python.python) used here. */
 interface PythonExtensionApi {
   environments?: {
+    /** Every environment the Python extension knows of. */
+    known?: readonly { id: string; path: string }[];
     getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
     resolveEnvironment(env: { id: string; path: string } | string): Promise<
       { executable: { uri?: vscode.Uri } } | undefined
@@ -44,6 +46,71 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise
   const envPath = api.environments.getActiveEnvironmentPath(resource);
   const resolved = await api.environments.resolveEnvironment(envPath);
   return resolved?.executable.uri?.fsPath ?? envPath.path;
+}
+
+/** The interpreters the Python extension knows of (none when it is absent). */
+async function knownInterpreters(): Promise<string[]> {
+  try {
+    const api = await pythonApi();
+    const known = api?.environments?.known ?? [];
+    const paths: string[] = [];
+    for (const env of known) {
+      const resolved = await api?.environments?.resolveEnvironment(env).catch(() => undefined);
+      const file = resolved?.executable.uri?.fsPath ?? env.path;
+      if (file && !paths.includes(file)) {
+        paths.push(file);
+      }
+    }
+    return paths;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Let the user choose the Python that has chunkseam: the Python extension's
+ * environments in a quick pick (with "Browse…"), else a file dialog. The
+ * choice is written where the current value is set (the workspace's or the
+ * folder's settings when it is set there, else the user's): a value left in a
+ * layer above would still win. Returns the chosen path, or undefined.
+ */
+export async function pickInterpreter(): Promise<string | undefined> {
+  const browse = "$(folder-opened) Browse…";
+  let chosen: string | undefined;
+  const candidates = await knownInterpreters();
+  if (candidates.length > 0) {
+    const pick = await vscode.window.showQuickPick([...candidates, browse], {
+      title: "chunkseam: the Python interpreter that has chunkseam installed",
+      placeHolder: "An environment of the Python extension, or browse for an interpreter",
+    });
+    if (!pick) {
+      return undefined;
+    }
+    chosen = pick === browse ? undefined : pick;
+  }
+  if (!chosen) {
+    const files = await vscode.window.showOpenDialog({
+      title: "chunkseam: the Python interpreter that has chunkseam installed",
+      openLabel: "Use This Interpreter",
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+    });
+    chosen = files?.[0]?.fsPath;
+  }
+  if (!chosen) {
+    return undefined;
+  }
+  const config = vscode.workspace.getConfiguration("chunkseam");
+  const inspected = config.inspect<string | null>("interpreter");
+  const target =
+    inspected?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : inspected?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  await config.update("interpreter", chosen, target);
+  return chosen;
 }
 
 /** Subscribe to interpreter changes of the Python extension (no-op when it is absent). */

@@ -49,6 +49,21 @@ export interface ServerHooks {
   onDiagnostics?: (uri: vscode.Uri) => void;
 }
 
+/**
+ * The language client, except that the server's clean exit (code 0: it was
+ * asked to shut down, by a restart, a settings change or the window closing)
+ * is logged as information, not as "[Error] Server process exited with code 0".
+ */
+class ChunkseamClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    if (/^Server process exited with code 0\b/.test(message)) {
+      this.info("The chunkseam server exited cleanly (code 0).");
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
+}
+
 /** How long a new document's lenses, symbols, folds and chunks wait for its diagnostics at most. */
 const FIRST_DIAGNOSTICS_WAIT_MS = 5000;
 
@@ -62,8 +77,13 @@ export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   /** What waits for a new document's first diagnostics (one per client). */
   private gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS);
-  /** A file's diagnostics from its head start, shown until its own arrive. */
-  private readonly earlyCollection = vscode.languages.createDiagnosticCollection("chunkseam");
+  /**
+   * A file's diagnostics from its head start, shown until its own arrive.
+   * (Its own name: the language client's collection is "chunkseam", and a
+   * second one of that name logged "DiagnosticCollection 'chunkseam' already
+   * exists" at every start.)
+   */
+  private readonly earlyCollection = vscode.languages.createDiagnosticCollection("chunkseam.headStart");
   private readonly early = new EarlyDiagnostics<vscode.Diagnostic>({
     set: (uri, diagnostics) => this.earlyCollection.set(vscode.Uri.parse(uri), diagnostics),
     delete: (uri) => this.earlyCollection.delete(vscode.Uri.parse(uri)),
@@ -369,7 +389,7 @@ export class ServerManager implements vscode.Disposable {
     };
 
     let started = false;
-    const client = new LanguageClient("chunkseam", "chunkseam", serverOptions, clientOptions);
+    const client = new ChunkseamClient("chunkseam", "chunkseam", serverOptions, clientOptions);
     this.client = client;
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
@@ -457,7 +477,9 @@ export class ServerManager implements vscode.Disposable {
       if (choice === "Install Instructions") {
         void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
       } else if (choice === "Set Interpreter…") {
-        void vscode.commands.executeCommand("workbench.action.openSettings", "chunkseam.interpreter");
+        // a picker (the Python extension's environments, or a file dialog), not a
+        // setting without an input box; the setting's change restarts the server
+        void vscode.commands.executeCommand("chunkseam.selectInterpreter");
       } else if (choice === "Show Output") {
         this.output.show();
       }

@@ -86,7 +86,12 @@ describe("package.json contributes every server setting", () => {
       assert.ok(props[`chunkseam.${key}`], key);
     }
     assert.deepEqual(props["chunkseam.trace.server"].enum, ["off", "messages", "verbose"]);
-    assert.deepEqual(props["chunkseam.unit"].enum, ["tokens", "chars"]);
+    // unset (null) by default: the project's file decides
+    assert.deepEqual(props["chunkseam.unit"].enum, ["tokens", "chars", null]);
+    for (const key of ["chunker", "size", "overlap", "unit", "encoding"]) {
+      assert.equal(props[`chunkseam.${key}`].default, null, key);
+      assert.match(String(props[`chunkseam.${key}`].markdownDescription), /overrides the project's file in this editor only/, key);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { formatConfigErrors, formatStatus, percent } from "../src/status";
+import { formatConfigErrors, formatSettings, formatStatus, percent, settingName } from "../src/status";
 
 describe("formatStatus", () => {
   it("formats the status bar text", () => {
@@ -52,5 +52,34 @@ describe("formatConfigErrors", () => {
     const v = formatConfigErrors(["chunkseam.toml: size = \"big\": expected a positive integer"], false, counts);
     assert.equal(v.text, "$(warning) ⧉ 6 chunks · 0 broken (0%) · config error");
     assert.match(v.tooltip, /left out/);
+  });
+});
+
+describe("settings and their layers", () => {
+  const layers = [
+    { key: "chunker", value: "fixed", source: "/w/chunkseam.toml" },
+    { key: "size", value: 128, source: "editor", overrides: "/w/chunkseam.toml" },
+    { key: "overlap", value: 0, source: "default" },
+    { key: "min-tokens", value: 8, source: "editor" },
+  ];
+  const layerOf = (key: string) => (key === "size" ? "user setting" : key === "min-tokens" ? "workspace setting" : undefined);
+  it("names the layer of each value", () => {
+    const text = formatSettings(layers, layerOf).join("\n");
+    assert.match(text, /\| chunker \| fixed \| chunkseam\\\.toml \|/);
+    assert.match(text, /\| size \| 128 \| user setting ⚠ overrides chunkseam\\\.toml \|/);
+    assert.match(text, /\| overlap \| 0 \| default \|/);
+    assert.match(text, /\| min\\-tokens \| 8 \| workspace setting \|/);
+    assert.match(text, /An editor setting overrides chunkseam\\\.toml: `chunkseam lint`, pre-commit and CI read the file and will not see it\./);
+  });
+  it("marks an override in the status bar's text, and says nothing without layers", () => {
+    const v = formatStatus({ chunks: 2, chunks_with_issues: 0, rate: 0, per_rule: {}, settings: layers }, {}, layerOf);
+    assert.equal(v.text, "⧉ 2 chunks · 0 broken (0%) · ⚠ override");
+    assert.deepEqual(formatSettings(undefined, layerOf), []);
+    assert.equal(formatStatus({ chunks: 2, chunks_with_issues: 0, rate: 0, per_rule: {} }).text, "⧉ 2 chunks · 0 broken (0%)");
+  });
+  it("maps chunkseam.toml keys to the editor's setting names", () => {
+    assert.equal(settingName("min-tokens"), "minTokens");
+    assert.equal(settingName("extend-select"), "extendSelect");
+    assert.equal(settingName("size"), "size");
   });
 });

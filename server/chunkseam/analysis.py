@@ -139,5 +139,12 @@ def describe_chunker(settings: Settings, sources: dict[str, str] | None = None) 
     unit = settings.unit if settings.unit == "chars" else f"{settings.encoding} tokens"
     approx = ("; chunks the library rewrote are placed approximately (approximate = true)"
               if options.get("approximate") is True else "")
-    return (f"simulating chunker {what}, size {settings.size} {unit}{overlap} "
-            f"(from {sources.get('chunker', 'default')}){approx}")
+    # where each part came from: one source when they agree, else each its own
+    # (a size set in the editor is not "from chunkseam.toml" because the chunker is)
+    parts = {k: sources.get(k, "default") for k in ("chunker", "size", "overlap", "unit")}
+    parts = {k: v for k, v in parts.items() if k == "chunker" or v != "default"}
+    if len(set(parts.values())) <= 1:
+        origin = f"from {parts['chunker']}"
+    else:
+        origin = ", ".join(f"{k} from {v}" for k, v in parts.items())
+    return f"simulating chunker {what}, size {settings.size} {unit}{overlap} ({origin}){approx}"

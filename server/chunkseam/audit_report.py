@@ -14,6 +14,11 @@ import html
 from pathlib import PurePosixPath
 from typing import Any
 
+
+def _n(n: int, word: str) -> str:
+    """``1 chunk``, ``2 chunks``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
 __all__ = ["ReportCollector"]
 
 BINS = 40
@@ -72,9 +77,9 @@ class ReportCollector:
             f"<td>{e(self.names.get(code, ''))}</td><td>{n}</td></tr>"
             for code, n in sorted(self.rules.items(), key=lambda kv: (-kv[1], kv[0]))[:15])
         return _PAGE.format(
-            title=e(title), summary=e(f"{summary.issues} issues; {summary.chunks_with_issues} of "
-                                      f"{summary.chunks} chunks broken ({summary.rate * 100:.1f}%) in "
-                                      f"{summary.files} documents"),
+            title=e(title), summary=e(f"{_n(summary.issues, 'issue')}; {summary.chunks_with_issues} of "
+                                      f"{_n(summary.chunks, 'chunk')} broken ({summary.rate * 100:.1f}%) in "
+                                      f"{_n(summary.files, 'document')}"),
             table=table or '<tr><td colspan="5">no documents</td></tr>', more=more,
             chart=self._chart(), rules=rules or '<tr><td colspan="3">no issues</td></tr>',
             unit=e(self.unit))
@@ -89,7 +94,7 @@ class ReportCollector:
             lo = i * self.width
             label = f"{lo}+ tokens" if i == BINS else f"{lo}–{lo + self.width - 1}"
             parts.append(f'<rect class="cs-bin" data-count="{n}" x="{i * bw:.1f}" y="{h - pad - bh:.1f}" '
-                         f'width="{bw - 1:.1f}" height="{bh:.1f}"><title>{label}: {n} chunks</title></rect>')
+                         f'width="{bw - 1:.1f}" height="{bh:.1f}"><title>{label}: {_n(n, "chunk")}</title></rect>')
 
         def marker(value: int, cls: str, text: str) -> str:
             x = min(value / self.width, BINS) * bw

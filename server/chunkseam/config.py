@@ -600,6 +600,9 @@ class Resolved:
     sources: dict[str, str]
     config_file: Path | None
     errors: list[ConfigError] = field(default_factory=list)
+    #: kebab-case key -> the config file whose value an override (command line,
+    #: editor) replaced: what CI, which reads only the file, will not see
+    overridden: dict[str, str] = field(default_factory=dict)
 
 
 _loaded_plugins: set[str] = set()
@@ -773,6 +776,7 @@ def resolve(
     """
     errors: list[ConfigError] = []
     sources = {k: "default" for k in KNOWN_KEYS}
+    overridden: dict[str, str] = {}
     settings = Settings()
     user_level = False
     if isolated:
@@ -818,7 +822,10 @@ def resolve(
         bad = {normalize_key(e.key) for e in errs if e.key}
         for k in clean:
             if normalize_key(k) in _FIELDS and normalize_key(k) not in bad:
-                sources[kebab(normalize_key(k))] = overrides_source
+                key = kebab(normalize_key(k))
+                if sources.get(key, "default") not in ("default", overrides_source):
+                    overridden[key] = sources[key]
+                sources[key] = overrides_source
     errors.extend(_load_plugins(settings, sources.get("plugins"), trusted))
     if not trusted and not user_level:  # the user's own file is as trusted as the editor's settings
         settings, untrusted = _untrusted_file_settings(settings, sources, overrides_source)
@@ -834,7 +841,7 @@ def resolve(
         if err.key == "chunker":
             settings = replace(settings, chunker=None)
             sources["chunker"] = "default"
-    return Resolved(settings, sources, config_file, errors)
+    return Resolved(settings, sources, config_file, errors, overridden)
 
 
 #: keys of a configuration file that are not settings

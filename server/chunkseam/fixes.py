@@ -130,8 +130,12 @@ class Verdict:
             n = self.added.get(sev, 0)
             if n > 0:
                 parts.append(f"{n} new {sev}" + ("" if n == 1 else "s"))
-        if self.removed and c.kind != "fix":
-            parts.append(f"{self.removed} fewer issue" + ("" if self.removed == 1 else "s"))
+        if c.kind != "fix":
+            # what the re-simulation lost: the targeted issue and every other one
+            # (the title of a suppression counts them all; a fix says "this cut")
+            gone = self.removed + (1 if self.fixed else 0)
+            if gone:
+                parts.append(f"{gone} fewer issue" + ("" if gone == 1 else "s"))
         if c.kind == "suppress" and not parts:
             return c.title
         return f"{c.title} ({'; '.join(parts)})" if parts else c.title

@@ -43,7 +43,7 @@ def lenses(result: "Result", encoding: str) -> list[types.CodeLens]:
 def show_chunk(result: "Result", index: Any, encoding: str) -> dict[str, Any]:
     chunks = result.chunks
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(chunks):
-        raise IndexError(f"no chunk {index!r}: the document has {len(chunks)} chunks")
+        raise IndexError(f"no chunk {index!r}: the document has {len(chunks)} chunk{'' if len(chunks) == 1 else 's'}")
     info = chunk_info(result, chunks[index], encoding, text=True)
     info.update({"uri": result.uri, "version": result.version, "count": len(chunks)})
     return info

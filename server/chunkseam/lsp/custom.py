@@ -3,7 +3,9 @@
 ``chunkseam/chunks`` — params ``{"textDocument": {"uri": …}}`` — answers::
 
     {"uri", "version", "chunker", "simulated" (which chunker, and where that setting came
-     from), "unit", "size", "overlap", "error",
+     from), "settings" (each setting that matters: {"key", "value", "source": "default",
+     a config file's path or "editor", "overrides": the config file an editor setting
+     overrode, when it did}), "unit", "size", "overlap", "error",
      "chunks": [{"index", "range", "startOffset", "endOffset", "startLine", "endLine",
                  "tokens", "unit", "headingPath", "strategy", "oversize",
                  "overlapPrevious" (size of the overlap with the previous chunk),
@@ -79,6 +81,8 @@ def _common(result: "Result") -> dict[str, Any]:
         "version": result.version,
         "chunker": a.chunker if a is not None else None,
         "simulated": result.simulated,
+        # each setting that matters, its value and its layer (see lsp/settings.setting_layers)
+        "settings": result.layers,
         "unit": result.unit,
         "size": getattr(s, "size", None),
         "overlap": getattr(s, "overlap", None),

@@ -1,11 +1,13 @@
-"""Hover: the chunk(s) that contain the position, as the embedder sees them.
+"""Hover: the issue and its fix first, then the chunk(s) that contain the
+position, as the embedder sees them.
 
-The chunk preview comes first: a fenced block — long chunks are truncated in
-the middle so that both cut ends stay visible — with its size, heading path
-and neighbours, and the chunk's other issues (each message once). On a
-diagnostic, one line per rule follows: its summary and a link to the full rule
-page. The diagnostic's own message is not repeated: the editor shows it with
-the hover already.
+On a diagnostic, one line per rule comes first: its summary, the fix and a
+link to the full rule page (the diagnostic's own message is not repeated: the
+editor shows it with the hover already). Then each chunk: one line with its
+number, size, place and heading path, its other issues (each message once),
+and last the previews, short — its neighbours' ends and its text in a fenced
+block, truncated in the middle so that both cut ends stay visible (an editor
+does not fold a hover: a tall one pushed the Quick Fix link out of sight).
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from .diagnostics import lsp_range, rule, rule_url
-from .view import SEP, heading_path, issues_of, size_label
+from .view import SEP, heading_path, issues_of, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import Result
 
 MAX_LINES = 12
 MAX_CHARS = 900
+#: the preview of a chunk below an issue: what the cut ends are, not the whole chunk
+ISSUE_MAX_LINES = 6
+ISSUE_MAX_CHARS = 360
 NEIGHBOUR_CHARS = 48
 _BACKTICKS = re.compile(r"`+")
 _LANG = {"markdown": "markdown", "python": "python"}
@@ -70,8 +75,8 @@ def truncate(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) 
         head, tail = text[:half] + "…", "…" + text[-half:]
     omitted_lines = max(0, len(lines) - 2 * keep)
     omitted_chars = max(0, len(text) - len(head.rstrip("…")) - len(tail.lstrip("…")))
-    what = f"{omitted_lines} lines, " if omitted_lines else ""
-    return f"{head}\n··· {what}{omitted_chars} characters not shown ···\n{tail}"
+    what = f"{plural(omitted_lines, 'line')}, " if omitted_lines else ""
+    return f"{head}\n··· {what}{plural(omitted_chars, 'character')} not shown ···\n{tail}"
 
 
 def fenced(text: str, lang: str = "") -> str:
@@ -125,7 +130,7 @@ def neighbours(result: "Result", chunk: Any) -> list[str]:
     return out
 
 
-def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
+def describe_chunk(result: "Result", chunk: Any, skip: Any = (), *, compact: bool = False) -> str:
     doc = result.doc
     n = len(result.chunks)
     head = [f"**Chunk {chunk.index + 1}/{n}**", size_label(chunk.tokens, result.unit), where(doc, chunk)]
@@ -138,15 +143,18 @@ def describe_chunk(result: "Result", chunk: Any, skip: Any = ()) -> str:
     if chunk.oversize:
         head.append("oversize (kept whole)")
     text, language = shown_text(doc, chunk)
-    parts = [SEP.join(head), fenced(truncate(text), language)]
-    nb = neighbours(result, chunk)
-    if nb:
-        parts.append("  \n".join(nb))
+    parts = [SEP.join(head)]
     skipped = {id(i) for i in skip}
     issues = [i for i in issues_of(result, chunk.index) if id(i) not in skipped]
     if issues:
         parts.append("\n".join(
             f"- {_ICON.get(i.severity, '•')} `{i.code}` {i.name}: {i.message}" for i in issues))
+    # the previews last
+    nb = neighbours(result, chunk)
+    if nb:
+        parts.append("  \n".join(nb))
+    preview = (truncate(text, ISSUE_MAX_LINES, ISSUE_MAX_CHARS) if compact else truncate(text))
+    parts.append(fenced(preview, language))
     return "\n\n".join(parts)
 
 
@@ -182,12 +190,12 @@ def hover(result: "Result", offset: int, encoding: str, markdown: bool = True) -
     if not chunks and not issues:
         return None
     sections = []
+    if issues:  # the issue and its fix first
+        sections.append("  \n".join(describe_rule(i, markdown) for i in _distinct_rules(issues)))
     shown = list(issues)  # the editor shows these with the hover; each other one once
     for c in chunks:
-        sections.append(describe_chunk(result, c, skip=shown))
+        sections.append(describe_chunk(result, c, skip=shown, compact=bool(issues)))
         shown += issues_of(result, c.index)
-    if issues:
-        sections.append("  \n".join(describe_rule(i, markdown) for i in _distinct_rules(issues)))
     if issues:
         rng = lsp_range(result.doc, issues[0].start, issues[0].end, encoding)
     else:

@@ -126,7 +126,10 @@ def _cell_range(view: Document, cell_docs: list[Document], nbmap: Any, rng: type
 def split(result: Any, entry: OpenNotebook, encoding: str,
           diagnostics: list[types.Diagnostic]) -> dict[str, list[types.Diagnostic]]:
     """The notebook's diagnostics by cell URI (every cell present, maybe empty),
-    ranges and related locations in the cells' own positions."""
+    ranges and related locations in the cells' own positions. Each message
+    names its cell (``cell 3: …``) and each related location's message the
+    cell it is in: a Problems panel lists a notebook's rows under the notebook
+    with a line and column only, which say nothing of the cell."""
     if entry.last_split is not None and entry.last_split[0] is result and diagnostics is result.diagnostics:
         return entry.last_split[1]  # each cell's pull asks again for the same analysis
     out: dict[str, list[types.Diagnostic]] = {u: [] for u in entry.cells}
@@ -143,13 +146,14 @@ def split(result: Any, entry: OpenNotebook, encoding: str,
             for info in d.related_information:
                 rc, rr = _cell_range(view, entry.cell_docs, nbmap, info.location.range, encoding)
                 related.append(types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=entry.cells[rc], range=rr), message=info.message))
+                    location=types.Location(uri=entry.cells[rc], range=rr),
+                    message=f"{info.message} (cell {rc + 1})"))
         data = dict(d.data) if isinstance(d.data, dict) else d.data
         if isinstance(data, dict):
             data["notebook"] = entry.uri
             data["cell"] = cell + 1
         out[entry.cells[cell]].append(types.Diagnostic(
-            range=rng, message=d.message, severity=d.severity, code=d.code,
+            range=rng, message=f"cell {cell + 1}: {d.message}", severity=d.severity, code=d.code,
             code_description=d.code_description, source=d.source, related_information=related,
             data=data, tags=d.tags))
     if diagnostics is result.diagnostics:

@@ -163,6 +163,9 @@ class ChunkseamServer(LanguageServer):
         self.store = DocumentStore()
         self.store.on_publish = self.publish
         self.store.on_config_errors = self.report_config_errors
+        self.store.on_complete = self.result_complete
+        #: documents whose lenses the client asked for (refreshed when their result changes)
+        self.lens_uris: set[str] = set()
         self.store.build_diagnostics = self.build_diagnostics
         self.store.head_start_params = self.head_start_params
         self.store.on_head_start = self.announce_head_start
@@ -310,6 +313,16 @@ class ChunkseamServer(LanguageServer):
                 uri=uri, diagnostics=diagnostics.cap(diags, limit)))
         entry.published = set(per_cell)
 
+    def result_complete(self, result: Result) -> None:
+        """A new complete result: the client's lenses of that document were
+        made from the previous one (a lens request waits for the analysis of
+        the version current when it arrives; the writer has often typed on
+        since). Ask the client to fetch them again now, rather than when its
+        own debounce after the last edit runs out (2-4 s on a 1 MB file)."""
+        owner = result.uri
+        if owner in self.lens_uris and self.supports("workspace.code_lens.refresh_support", False):
+            self.workspace_code_lens_refresh(None)
+
     def cell_diagnostics(self, result: Result, cell_uri: str) -> list[types.Diagnostic]:
         entry = self.notebooks.open.get(result.uri)
         if entry is None:
@@ -428,14 +441,15 @@ async def initialized(ls: ChunkseamServer, params: types.InitializedParams) -> N
 
 
 def _warm_up() -> None:
-    """Import the engine and load the default tokenizer before the first document."""
+    """Import the engine before the first document. The tokenizer is not
+    loaded here: the first analysis that counts tokens loads the one its
+    settings name (on a cold start with a big file, loading the default one
+    meanwhile only took CPU and the GIL from that analysis, and with
+    ``unit = "chars"`` or another encoding it was never used)."""
     try:
         from .. import analysis, chunkers  # noqa: F401
-        from ..analysis import sizer_for
-        from ..settings import Settings
 
         chunkers.names()
-        sizer_for(Settings()).count("warm up")
         from .. import structure, validate  # noqa: F401
     except Exception:
         logger.debug("chunkseam: warm-up failed:\n%s", traceback.format_exc())
@@ -494,6 +508,7 @@ def did_save(ls: ChunkseamServer, params: types.DidSaveTextDocumentParams) -> No
 def did_close(ls: ChunkseamServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.store.close(uri)
+    ls.lens_uris.discard(uri)
     if not ls.pull_mode:
         diagnostics.clear(ls, uri)
 
@@ -586,10 +601,12 @@ async def code_lens(ls: ChunkseamServer, params: types.CodeLensParams):
     owner = ls.notebooks.owner(params.text_document.uri)
     if owner is not None:  # a notebook cell: the lenses of the chunks that start in it
         result = await ls.result(owner)
+        ls.lens_uris.add(owner)
         entry = ls.notebooks.open.get(owner)
         return [] if entry is None else notebooks.cell_lenses(result, entry, params.text_document.uri,
                                                               ls.encoding)
     result = await ls.result(params.text_document.uri)
+    ls.lens_uris.add(params.text_document.uri)
     return codelens.lenses(result, ls.encoding)
 
 

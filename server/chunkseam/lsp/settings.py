@@ -179,6 +179,40 @@ def resolve_for(path: str | None, editor: EditorSettings):
     return resolved
 
 
+#: the settings a status bar always names (the others when they are not defaults)
+CORE_KEYS = ("chunker", "size", "overlap", "unit", "encoding")
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_value(v) for v in (sorted(value, key=str) if isinstance(value, (set, frozenset)) else value)]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return str(value)
+
+
+def setting_layers(resolved: Any) -> list[dict[str, Any]]:
+    """``config --show`` for an editor: each setting that matters, its value and
+    the layer it came from — ``source`` is ``"default"``, the config file's path
+    or ``"editor"`` (the client knows which of its own layers: user, workspace,
+    folder); ``overrides`` names the config file whose value an editor setting
+    replaced (CI, which reads only the file, does not see that value)."""
+    from ..config import describe
+
+    overridden = getattr(resolved, "overridden", {}) or {}
+    out = []
+    for key, value, source in describe(resolved):
+        if key not in CORE_KEYS and source == "default":
+            continue
+        item: dict[str, Any] = {"key": key, "value": _json_value(value), "source": source}
+        if key in overridden:
+            item["overrides"] = overridden[key]
+        out.append(item)
+    return out
+
+
 def unusable_config(resolved: Any) -> str | None:
     """Why the document's config file cannot be used at all (not TOML, not
     readable, ``[tool.chunkseam]`` not a table), else None. Such a document is

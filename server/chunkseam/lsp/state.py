@@ -31,7 +31,7 @@ from lsprotocol import types
 from ..document import Document
 from .collector import Collector
 from .log import logger
-from .settings import EditorSettings, resolve_for
+from .settings import EditorSettings, resolve_for, setting_layers
 
 #: document kinds the server analyses (the router picks the strategy)
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
@@ -199,6 +199,8 @@ class Result:
     seconds: float = 0.0
     #: which chunker is simulated and where that came from (for a status bar)
     simulated: str | None = None
+    #: where each setting that matters came from (see :func:`setting_layers`)
+    layers: list[dict[str, Any]] = field(default_factory=list)
     #: the text state analysed (see :attr:`OpenDocument.serial`)
     serial: int = 0
     #: a head start's diagnostics as the params of ``chunkseam/headStartDiagnostics``
@@ -258,6 +260,9 @@ class DocumentStore:
         self.on_publish: Callable[[Result], None] | None = None
         #: called on the loop thread with a result whose config errors should be reported
         self.on_config_errors: Callable[[Result], None] | None = None
+        #: a complete result replaced an older one of its document (loop thread):
+        #: what was derived from the older (lenses) is out of date
+        self.on_complete: Callable[[Result], None] | None = None
         #: called on the loop thread with (uri, params JSON) when a head start asked
         #: to be announced is ready and the document has not opened (see prefetch)
         self.on_head_start: Callable[[str, str], None] | None = None
@@ -476,6 +481,8 @@ class DocumentStore:
                     self._retired[r.uri] = old
                 if r.config_errors and self.on_config_errors is not None:
                     self.on_config_errors(r)
+                if old is not None and old is not r and self.on_complete is not None:
+                    self.on_complete(r)
 
         fut.add_done_callback(done)
         return fut
@@ -527,6 +534,7 @@ class DocumentStore:
             from ..analysis import describe_chunker
 
             result.simulated = describe_chunker(resolved.settings, resolved.sources)
+            result.layers = setting_layers(resolved)
             if getattr(resolved, "unusable", None):
                 # a broken config file: no analysis rather than a silent default
                 result.error = f"the configuration file cannot be used: {resolved.unusable}"
@@ -573,8 +581,11 @@ class DocumentStore:
                 # the head start's diagnostics (and line index) are carried over
                 # as to a new version of the same text: only their data changes
                 doc.follows(ahead.doc)
+            # (where the settings come from is this resolution's: the same values
+            # may now come from another layer, e.g. a config file that appeared)
             reused = dataclasses.replace(prev, version=version, generation=generation, doc=doc,
-                                         config_errors=result.config_errors, serial=result.serial)
+                                         config_errors=result.config_errors, serial=result.serial,
+                                         simulated=result.simulated, layers=result.layers)
             if self.build_diagnostics is not None:
                 # each diagnostic's data names the version it is for (as a cold open's does)
                 reused.diagnostics = self.build_diagnostics(reused, encoding)

@@ -46,22 +46,32 @@ def end_line(doc: Any, chunk: Any) -> int:
     return doc.line_of(chunk.end - 1)
 
 
+#: the longest heading a lens shows (it is the last part: what an editor cuts off)
+TITLE_HEADING_CHARS = 32
+
+
 def chunk_title(result: "Result", chunk: Any) -> str:
-    """``Chunk 4/12 · 387 tokens · Setup › Database · overlaps previous by 43
-    tokens · 2 issues``."""
+    """``2 issues · Chunk 4/12 · 387 tokens · +43 overlap · Database``: the
+    most important first (an editor cuts a long lens off at its end, without
+    an ellipsis, in split editors and at large fonts), and short: of the
+    heading path only the innermost heading, cut with an ellipsis."""
     n = len(result.chunks)
-    parts = [f"Chunk {chunk.index + 1}/{n}", size_label(chunk.tokens, result.unit)]
-    path = heading_path(result, chunk)
-    if path:
-        parts.append(path)
+    parts = []
+    issues = len(counted_issues(result, chunk.index))
+    if issues:
+        parts.append(plural(issues, "issue"))
+    parts += [f"Chunk {chunk.index + 1}/{n}", size_label(chunk.tokens, result.unit)]
     ov = result.overlap_prev[chunk.index] if chunk.index < len(result.overlap_prev) else 0
     if ov:
-        parts.append(f"overlaps previous by {size_label(ov, result.unit)}")
+        parts.append(f"+{size_label(ov, result.unit)} overlap")
     if chunk.oversize:
         parts.append("oversize")
-    n = len(counted_issues(result, chunk.index))
-    if n:
-        parts.append(plural(n, "issue"))
+    titles = [t for t in heading_titles(result, chunk) if t]
+    if titles:
+        last = " ".join(titles[-1].split())
+        if len(last) > TITLE_HEADING_CHARS:
+            last = last[:TITLE_HEADING_CHARS - 1].rstrip() + "…"
+        parts.append(last)
     return SEP.join(parts)
 
 
