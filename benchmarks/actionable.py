@@ -78,6 +78,20 @@ linting all the documents.
 prints the unjudged loud diagnostics the same way, for judging; ``--json``
 prints the tables as JSON. ``draw`` made the sample and the population (kept
 for reproducibility: ``--seed``; it overwrites population.jsonl).
+
+Other held-apart parts
+----------------------
+
+``--set DIR`` scores another part laid out the same way (``DIR/docs``,
+``DIR/items.jsonl``, ``DIR/population.jsonl``, ``DIR/SOURCES.md``), e.g.
+``--set benchmarks/judged/heldout2``. Its ``draw`` samples what users see as
+loud *now* (:func:`draw_loud`): at least :data:`LOUD_TARGET` loud diagnostics,
+every rule that reports loud with at least :data:`PER_RULE` of them (all, when
+it reports fewer), the defaults with at least :data:`DEFAULT_MIN` (all, when
+fewer), every (configuration, rule) stratum with at least one, the rest drawn
+one configuration after another (uniformly within each); then :data:`INFO_N` info or hint diagnostics
+(one rule after another) and :data:`CLEAN_N` cuts reported clean, spread over
+the configurations.
 """
 
 from __future__ import annotations
@@ -460,6 +474,102 @@ PLAN = {
 CLEAN_PLAN = {"default": 10, "langchain": 10, "fix500": 10, "llamaindex": 10}
 
 
+#: the loud-now sample of another part (``--set``, :func:`draw_loud`)
+LOUD_TARGET = 180
+PER_RULE = 10
+DEFAULT_MIN = 30
+INFO_N = 20
+CLEAN_N = 30
+
+
+def _pools(root: Path):
+    """(setting, rule) -> [(path, offset, severity)] of every diagnostic, and
+    setting -> [(path, offset)] of every cut reported clean."""
+    pool: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
+    clean_pool: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for setting in CONFIGS:
+        for path in documents(root):
+            diags = diagnostics(str(root), path, setting)
+            for (rule, off), sev in sorted(diags.items()):
+                pool[(setting, rule)].append((path, off, sev))
+            reported_at = {off for (rule, off) in diags if rule not in PER_CHUNK}
+            for off in cuts(str(root), path, setting):
+                if off not in reported_at:
+                    clean_pool[setting].append((path, off))
+    return pool, clean_pool
+
+
+def draw_loud(seed: int, root: Path) -> list[dict]:
+    """The sample of another held-apart part: loud diagnostics as reported
+    now, stratified (see the module docstring), then info diagnostics and
+    clean cuts. Item dicts without verdicts."""
+    rng = random.Random(seed)
+    pool, clean_pool = _pools(root)
+    loud = {k: [d for d in v if d[2] in LOUD] for k, v in pool.items()}
+    loud = {k: v for k, v in loud.items() if v}
+    chosen: set[tuple[str, str, str, int]] = set()  # (setting, rule, path, offset)
+
+    def key(setting, rule, d):
+        return (setting, rule, d[0], d[1])
+
+    picked: list[tuple[str, str, tuple]] = []
+
+    def take(setting, rule, d):
+        k = key(setting, rule, d)
+        if k not in chosen:
+            chosen.add(k)
+            picked.append((setting, rule, d))
+
+    def remaining(keys):
+        return [(s, r, d) for (s, r) in keys for d in loud[(s, r)] if key(s, r, d) not in chosen]
+
+    for k in sorted(loud):  # every stratum at least once
+        take(*k, rng.choice(loud[k]))
+    for rule in sorted({r for _s, r in loud}):  # every rule at least PER_RULE
+        keys = sorted(k for k in loud if k[1] == rule)
+        have = sum(1 for s, r, _d in picked if r == rule)
+        rest = remaining(keys)
+        for s, r, d in rng.sample(rest, max(0, min(PER_RULE - have, len(rest)))):
+            take(s, r, d)
+    keys = sorted(k for k in loud if k[0] == "default")  # the defaults at least DEFAULT_MIN
+    have = sum(1 for s, _r, _d in picked if s == "default")
+    rest = remaining(keys)
+    for s, r, d in rng.sample(rest, max(0, min(DEFAULT_MIN - have, len(rest)))):
+        take(s, r, d)
+    while len(picked) < LOUD_TARGET:  # the rest: one configuration after another
+        added = False
+        for setting in CONFIGS:
+            rest = remaining(sorted(k for k in loud if k[0] == setting))
+            if rest and len(picked) < LOUD_TARGET:
+                take(*rng.choice(rest))
+                added = True
+        if not added:
+            break
+    out = [new_item(root, d[0], s, d[1], r, d[2]) for s, r, d in
+           sorted(picked, key=lambda p: (list(CONFIGS).index(p[0]), p[1], p[2][0], p[2][1]))]
+    quiet = defaultdict(list)
+    for (s, r), v in sorted(pool.items()):
+        for d in v:
+            if d[2] not in LOUD:
+                quiet[r].append((s, d))
+    rules = sorted(quiet)
+    for r in rules:
+        rng.shuffle(quiet[r])
+    n = 0
+    while n < INFO_N and any(quiet[r] for r in rules):
+        for r in rules:
+            if quiet[r] and n < INFO_N:
+                s, d = quiet[r].pop()
+                out.append(new_item(root, d[0], s, d[1], r, d[2]))
+                n += 1
+    settings = list(CONFIGS)
+    for i, s in enumerate(settings):
+        k = CLEAN_N // len(settings) + (1 if i < CLEAN_N % len(settings) else 0)
+        for path, off in rng.sample(clean_pool[s], min(k, len(clean_pool[s]))):
+            out.append(new_item(root, path, s, off, "clean", None))
+    return out
+
+
 def population(root: Path = DOCS) -> list[dict]:
     rows = []
     for setting in CONFIGS:
@@ -513,20 +623,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", nargs="?", default="score", choices=("score", "show", "new", "draw"))
     ap.add_argument("lines", nargs="*", type=int, help="show: item line numbers (default: all)")
-    ap.add_argument("--items", type=Path, default=ITEMS)
-    ap.add_argument("--root", type=Path, default=DOCS, help="the directory item paths are relative to")
+    ap.add_argument("--set", type=Path, default=None, dest="set_dir",
+                    help="another held-apart part laid out like benchmarks/judged/heldout "
+                         "(DIR/docs, DIR/items.jsonl, DIR/population.jsonl)")
+    ap.add_argument("--items", type=Path, default=None)
+    ap.add_argument("--root", type=Path, default=None, help="the directory item paths are relative to")
     ap.add_argument("--population", type=Path, default=None,
                     help=f"the recorded population (default: {POPULATION.relative_to(ROOT)} "
                          "for the held-apart items, none otherwise)")
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--json", action="store_true", help="score: print the tables as JSON")
     a = ap.parse_args(argv)
-    root = a.root.resolve()
+    part = a.set_dir.resolve() if a.set_dir is not None else HELDOUT
+    a.items = a.items if a.items is not None else part / "items.jsonl"
+    root = (a.root if a.root is not None else part / "docs").resolve()
+    own_pop = part / "population.jsonl"
     pop = a.population if a.population is not None else (
-        POPULATION if a.items.resolve() == ITEMS.resolve() else None)
+        own_pop if a.items.resolve() == (part / "items.jsonl").resolve() else None)
 
     if a.command == "draw":
-        for it in draw(a.seed, root):
+        sample = draw(a.seed, root) if part == HELDOUT.resolve() else draw_loud(a.seed, root)
+        for it in sample:
             print(json.dumps(it, ensure_ascii=False))
         if pop is not None:
             Path(pop).write_text("".join(json.dumps(r) + "\n" for r in population(root)), encoding="utf-8")
