@@ -147,13 +147,15 @@ def test_the_report_prints_before_and_now_side_by_side(tiny, A, capsys) -> None:
 # --- the held-apart set -----------------------------------------------------------------------
 
 
-def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
+def _check_items(A, part: Path) -> list[dict]:
+    """Every item of the part ``part`` parses, is judged, and its sha matches
+    its document."""
     from chunkseam.document import load
 
-    items = A.load_items(A.ITEMS)
+    items = A.load_items(part / "items.jsonl")
     texts: dict[str, str] = {}
     for it in items:
-        path = A.DOCS / it["path"]
+        path = part / "docs" / it["path"]
         assert path.is_file(), it["path"]
         text = texts.setdefault(it["path"], load(str(path)).text)
         assert A.excerpt_sha(text, it["offset"]) == it["sha"], (it["line_no"], it["path"], it["offset"])
@@ -164,6 +166,11 @@ def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
             assert it["verdict"] != "missed" or it.get("expect"), it["line_no"]
         else:
             assert it["verdict"] in ("T", "F", "P") and it["severity"], it["line_no"]
+    return items
+
+
+def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
+    items = _check_items(A, A.HELDOUT)
     diags = [it for it in items if not A.is_clean(it)]
     loud = [it for it in diags if it["severity"] in A.LOUD]
     assert len(diags) >= 170 and len(loud) >= 150
@@ -171,3 +178,45 @@ def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
     assert sum(it["setting"] == "default" for it in loud) >= 30
     per_rule = Counter(it["rule"] for it in diags)
     assert min(per_rule.values()) >= 10, per_rule
+
+
+def test_the_second_held_apart_part_parses_and_sits_on_its_text(A) -> None:
+    part = A.HELDOUT.parent / "heldout2"
+    items = _check_items(A, part)
+    loud = [it for it in items if not A.is_clean(it) and it["severity"] in A.LOUD]
+    quiet = [it for it in items if not A.is_clean(it) and it["severity"] not in A.LOUD]
+    assert len(loud) >= 170 and len(quiet) >= 20 and sum(A.is_clean(it) for it in items) >= 30
+    # stratified on the recorded population: every rule reported loud there has
+    # min(10, its loud count) items, the defaults min(30, theirs)
+    pop_loud: Counter = Counter()
+    for line in (part / "population.jsonl").read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        for rule, _off, sev in d["issues"]:
+            if sev in A.LOUD:
+                pop_loud[(d["setting"], rule)] += 1
+    per_rule = Counter(it["rule"] for it in loud)
+    for rule in {r for _s, r in pop_loud}:
+        assert per_rule[rule] >= min(10, sum(n for (_s, r), n in pop_loud.items() if r == rule)), rule
+    default = sum(n for (s, _r), n in pop_loud.items() if s == "default")
+    assert sum(it["setting"] == "default" for it in loud) >= min(30, default)
+
+
+def test_set_scores_a_part_laid_out_like_the_held_apart_one(tiny, A, capsys) -> None:
+    docs, _items, _pop = tiny
+    assert A.main(["--set", str(docs.parent)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("fix500      CS002"))
+    assert row.split("|")[2].split() == ["3", "1", "1/", "0/", "0", "1.00", "1", "0"]
+    assert "not judged yet (not loud when the sample was drawn): 1" in out
+
+
+def test_draw_loud_takes_every_loud_diagnostic_when_there_are_few(tiny, A) -> None:
+    docs, _items, _pop = tiny
+    sample = A.draw_loud(1, docs)
+    loud = {(it["path"], it["setting"], it["rule"], it["offset"]) for it in sample
+            if it["severity"] in A.LOUD}
+    every = {(p, s, r, o) for s in A.CONFIGS for p in A.documents(docs)
+             for (r, o), sev in A.diagnostics(str(docs), p, s).items() if sev in A.LOUD}
+    assert loud == every and ("mid.md", "fix500", "CS002", 500) in every
+    assert [(it["path"], it["offset"]) for it in sample if it["rule"] == "clean"] == [("clean.md", 500)]
+    assert all(it["verdict"] is None and it["sha"] for it in sample)
