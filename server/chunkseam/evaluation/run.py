@@ -156,8 +156,25 @@ class Scores:
                 "token_iou": round(self.iou / n, 6) if self.questions else None}
 
 
+class ChunkTotals:
+    """Mean chunk size and broken-chunk rate of a configuration's totals
+    (``chunks``, ``size_total``, ``broken``), shared by eval's results and tune's rows."""
+
+    chunks: int
+    size_total: int
+    broken: int
+
+    @property
+    def mean_size(self) -> float:
+        return self.size_total / self.chunks if self.chunks else 0.0
+
+    @property
+    def broken_rate(self) -> float:
+        return self.broken / self.chunks if self.chunks else 0.0
+
+
 @dataclass
-class Result:
+class Result(ChunkTotals):
     """One configuration's figures."""
 
     label: str
@@ -173,13 +190,6 @@ class Result:
     errors: list[str] = field(default_factory=list)
     chunkers: set[str] = field(default_factory=set)
 
-    @property
-    def mean_size(self) -> float:
-        return self.size_total / self.chunks if self.chunks else 0.0
-
-    @property
-    def broken_rate(self) -> float:
-        return self.broken / self.chunks if self.chunks else 0.0
 
     @property
     def integrity(self) -> float:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from .run import ChunkTotals
+
 
 @dataclass
-class Row:
+class Row(ChunkTotals):
     label: str
     settings: Any
     chunks: int = 0
@@ -34,13 +36,6 @@ class Row:
     iou: float | None = None
     errors: list[str] = field(default_factory=list)
 
-    @property
-    def mean_size(self) -> float:
-        return self.size_total / self.chunks if self.chunks else 0.0
-
-    @property
-    def broken_rate(self) -> float:
-        return self.broken / self.chunks if self.chunks else 0.0
 
     def objectives(self) -> tuple[float, ...]:
         """All to be minimised."""
