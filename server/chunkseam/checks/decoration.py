@@ -25,7 +25,7 @@ from ..cache import ByteLRU, text_key
 _CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)
 
 #: the block kinds a region is judged on (containers and leaves alike)
-KINDS = frozenset({"html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
+KINDS = frozenset({"esm", "html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
                    "blockquote", "jsx", "explicit", "directive", "fence", "code"})
 #: raw markup blocks: one with tags and no word of text is markup only (an embed, a list of anchors)
 _RAW = frozenset({"html_block", "jsx", "explicit", "directive"})
@@ -70,6 +70,10 @@ _IMG_TAG = re.compile(r"<(?:img|svg|picture|source|video)\b[^>]*>", re.I)
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.I | re.S)
 _A_OPEN = re.compile(r"<a\b[^>]*>", re.I)
 _HREF = re.compile(r"""\bhref\s*=\s*["']?([^"'\s>]*)""", re.I)
+_ESM = "page code (an MDX import/export block)"
+#: a template's data binding: an interpolation ({{ x }}), a Vue directive (v-for=, v-if=) or bound attribute (:href=, @click=)
+_BINDING = re.compile(r"\{\{[^{}\n]*\}\}|\s(?:v-[a-z][\w-]*|[:@][a-z][\w.-]*)\s*=\s*[\"']")
+_LINKED_IMG = re.compile(r"<a\b[^>]*>\s*(?:<(?!/?a\b)[^<>]*>\s*)*<(?:img|svg|picture)\b", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")
 _IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\[[^\[\]\n]*\])")
 _LINK = re.compile(r"\[([^\[\]\n]*)\](?:\(([^()\s]*)(?:\s+\"[^\"\n]*\")?\)|\[([^\[\]\n]*)\])")
@@ -96,6 +100,8 @@ def region(kind: str, text: str) -> str:
     text" …) — or "" when it is content. Cached by kind and text."""
     if kind not in KINDS:
         return ""
+    if kind == "esm":  # an MDX import/export block: the page's own code (components, data), never shown as text
+        return _ESM
     if not any(sig in text for sig in _SIGNS) and not _licence_words(text):
         return ""  # no markup, no link, no licence word: content (decided without the cache)
     key = (kind, text_key(text))
@@ -112,12 +118,17 @@ def _judge(kind: str, text: str) -> str:
         return "licence text"
     if kind in ("fence", "code"):
         return ""
+    if kind in _RAW and len(_BINDING.findall(text)) >= 2:
+        # a template that renders the page from data ({{ author.name }}, v-for=, :href=): markup, not text
+        return "page code (a template bound to data)"
     body = _COMMENT.sub(" ", text)
     if kind in ("explicit", "directive"):  # the directive's own head (".. raw:: html") is not text
         body = _DIRECTIVE_HEAD.sub(" ", body, count=1)
     if kind == "table":
         body = re.sub(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$", " ", body, flags=re.M)  # the delimiter row
     images = len(_IMG_TAG.findall(body))
+    # images that are a link's whole text: logos, avatars, badges (``<a …><img …></a>``, ``[![…](…)](…)``)
+    linked = len(_LINKED_IMG.findall(body)) + body.count("[![")
     body = _SVG.sub(" img ", body)
     images += len(_IMAGE.findall(body))
     body = _IMAGE.sub(" ", body)
@@ -171,6 +182,9 @@ def _judge(kind: str, text: str) -> str:
             return "a roster of names and links"
     if kind == "table" and images >= 3 and words <= images:
         return "a table of logos or avatars"
+    if kind in _RAW and linked >= 3 and linked * 2 >= images and words <= 20 * linked:
+        # a wall of linked logos with a line of text each (a sponsor table, "Gold sponsors" headings)
+        return "a sponsor or logo wall"
     return ""
 
 
