@@ -591,6 +591,8 @@ def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None
     text = ctx.text
     c = cut.offset
+    if not text[c : table.end].strip() or not text[table.start : c].strip():
+        return None  # only the spaces after its last row (or before it) on one side: the table is whole
     rows = table.rows or [(table.start, table.end)]
     header_end = table.header_end or rows[0][1]
     data: dict = {"table": [table.start, table.end], "header": [rows[0][0], header_end]}
