@@ -70,6 +70,12 @@ _IMG_TAG = re.compile(r"<(?:img|svg|picture|source|video)\b[^>]*>", re.I)
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.I | re.S)
 _A_OPEN = re.compile(r"<a\b[^>]*>", re.I)
 _HREF = re.compile(r"""\bhref\s*=\s*["']?([^"'\s>]*)""", re.I)
+#: a one-line reStructuredText directive whose one argument is a name or a path
+_PLACEHOLDER = re.compile(r"\.\.[ \t]+([\w:-]+)::[ \t]+[^\s]+")
+#: the directives whose argument is text a reader reads (an admonition's title, a rubric)
+_TEXT_DIRECTIVES = frozenset("admonition attention caution danger error hint important note tip warning "
+                             "seealso rubric topic sidebar versionadded versionchanged deprecated "
+                             "centered title".split())
 _ESM = "page code (an MDX import/export block)"
 #: a template's data binding: an interpolation ({{ x }}), a Vue directive (v-for=, v-if=) or bound attribute (:href=, @click=)
 _BINDING = re.compile(r"\{\{[^{}\n]*\}\}|\s(?:v-[a-z][\w-]*|[:@][a-z][\w.-]*)\s*=\s*[\"']")
@@ -102,6 +108,11 @@ def region(kind: str, text: str) -> str:
         return ""
     if kind == "esm":  # an MDX import/export block: the page's own code (components, data), never shown as text
         return _ESM
+    if kind in ("explicit", "directive") and _PLACEHOLDER.fullmatch(text.strip()) \
+            and _PLACEHOLDER.fullmatch(text.strip()).group(1).lower() not in _TEXT_DIRECTIVES:
+        # ".. automethod:: Environment.parse", ".. include:: x.rst": a one-line directive whose one
+        # argument is a name or a path: what it shows is generated, it has no text of its own
+        return "a directive with no text of its own (generated content)"
     if not any(sig in text for sig in _SIGNS) and not _licence_words(text):
         return ""  # no markup, no link, no licence word: content (decided without the cache)
     key = (kind, text_key(text))
