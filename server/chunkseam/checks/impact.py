@@ -251,45 +251,6 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
     return self_describing(text, rows)
 
 
-_TITLE_WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]")
-#: words a title uses that say nothing about its subject
-_FUNCTION_WORDS = frozenset("a an and are as at be by do for from how in into is it of on or our the this "
-                            "to what when where which why with you your".split())
-_SENTENCE_END = re.compile(r"[.!?:](?:\s|$)|\n[ \t]*\n")
-
-
-def _stem(word: str) -> str:
-    w = word.lower().strip(".'’-")
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
-
-
-def restated(ctx: Context, issue: Issue) -> bool:
-    """CS007: whether the body's first sentence says every word of the
-    orphaned heading again ("## Filing issues" / "Before filing an issue,
-    …"): the chunk with the body names its subject itself."""
-    data = issue.data or {}
-    head, body = data.get("heading"), data.get("body")
-    if not isinstance(head, list) or not isinstance(body, int):
-        return False
-    text = ctx.text
-    first = text[body : body + 400]
-    if not first[:1].isalpha():
-        return False  # a code block, a table, markup: no sentence to restate the heading
-    m = _SENTENCE_END.search(first)
-    first = first[: m.start()] if m else first
-    title = text[head[0] : head[1]].split("\n", 1)[0]
-    wanted = {_stem(w) for w in _TITLE_WORD.findall(title)} - _FUNCTION_WORDS
-    wanted.discard("")
-    if not wanted or len(wanted) > 6:
-        return False
-    said = {_stem(w) for w in _TITLE_WORD.findall(first)}
-    return wanted <= said
-
-
 def _blank_line_at(text: str, c: int) -> bool:
     """Whether the cut at ``c`` is at a blank line: on one, or at the start or
     end of a line next to one (a paragraph's or a block's boundary)."""
@@ -309,16 +270,22 @@ def _blank_line_at(text: str, c: int) -> bool:
     return False
 
 
+#: a unit longer than this many times the largest chunk must be cut (a chunker
+#: with a larger size or one that keeps blocks whole would not do much better)
+TOO_BIG_RATIO = 2
+
+
 def too_big(ctx: Context, issue: Issue) -> int | None:
     """CS003/CS005: the largest chunk's length when the unit is longer than
-    every chunk (no chunk of this size can hold it: it must be cut) and the
+    :data:`TOO_BIG_RATIO` times every chunk (it must be cut; one only a little
+    longer than a chunk could be kept whole or split by meaning) and the
     cut is at a blank line inside it (the cleanest place to cut it); None
     otherwise."""
     unit, c = issue.unit, issue.cut
     if unit is None or c is None or not ctx.chunks:
         return None
     biggest = max(v.end - v.start for v in ctx.chunks)
-    if unit[1] - unit[0] <= biggest or not _blank_line_at(ctx.text, c):
+    if unit[1] - unit[0] <= TOO_BIG_RATIO * biggest or not _blank_line_at(ctx.text, c):
         return None
     return biggest
 
@@ -376,16 +343,12 @@ def grade(ctx: Context, issues: list[Issue]) -> list[Issue]:
                     out.append(regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                         impact="whole-elsewhere", whole_in=k))
                     continue
-        if not loud_overlap and issue.code == "CS007" and restated(ctx, issue):
-            out.append(regraded(issue, "the body's first sentence names the heading's subject again",
-                                impact="restated"))
-            continue
         if issue.code in ("CS003", "CS005") and not loud_overlap:
             biggest = too_big(ctx, issue)
             if biggest is not None:
                 what = _UNIT[issue.code]
-                out.append(regraded(issue, f"the {what} ({issue.unit[1] - issue.unit[0]:,} characters) is longer "
-                                           f"than any chunk ({biggest:,}) and is cut at a blank line",
+                out.append(regraded(issue, f"the {what} ({issue.unit[1] - issue.unit[0]:,} characters) is more than "
+                                           f"{TOO_BIG_RATIO} times any chunk ({biggest:,}) and is cut at a blank line",
                                     impact="too-big"))
                 continue
         if not loud_overlap and issue.code == "CS004":
