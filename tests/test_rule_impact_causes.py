@@ -232,3 +232,24 @@ def test_cli_a_sponsor_table_chunk_over_the_size_is_info_and_says_decoration(tmp
     over = [i for i in data["issues"] if i["code"] == "CS101"]
     sponsor = [i for i in over if "(decoration)" in i["message"]]
     assert sponsor and all(i["severity"] == "info" and i["data"]["impact"] == "decoration" for i in sponsor)
+
+
+# -- a fence right under an MkDocs admonition opener is code, not a sentence -------------------------
+
+EXAMPLE = (
+    "# Why typed settings\n\nThe loader checks every key against its annotation.\n\n"
+    '??? example "Loading settings"\n'
+    "    ```python\n"
+    "    from dataclasses import dataclass, field\n\n"
+    "    @dataclass\n    class Settings:\n        retries: int = 3\n"
+    "    ```\n\n"
+    "A key of the wrong type stops the loader with the key's name.\n"
+)
+
+
+def test_a_cut_in_a_fence_right_under_an_admonition_opener_is_a_split_code_block():
+    text = EXAMPLE
+    cut = after(text, "import dataclass,")
+    found = [i for i in issues(text, cut_at(text, cut)) if i.cut == cut]
+    assert [i.code for i in found] == ["CS003"]
+    assert found[0].severity in LOUD and "```python code block" in found[0].message
