@@ -253,3 +253,27 @@ def test_a_cut_in_a_fence_right_under_an_admonition_opener_is_a_split_code_block
     found = [i for i in issues(text, cut_at(text, cut)) if i.cut == cut]
     assert [i.code for i in found] == ["CS003"]
     assert found[0].severity in LOUD and "```python code block" in found[0].message
+
+
+# -- a roster of people with a few words of their part ----------------------------------------------
+
+PEOPLE = ("Ada Brenner", "Tomas Quill", "Mei Okafor", "Ravi Sandoval", "Lena Voss", "Omar Haddad")
+ROSTER = "# Thanks\n\nThese people shaped the project:\n\n" + "".join(
+    f"- **{n}** ([@{n.split()[0].lower()}](https://github.com/{n.split()[0].lower()})) - "
+    f"maintained the {part} for two years.\n"
+    for n, part in zip(PEOPLE, ("parser", "scheduler", "docs", "test suite", "release tooling", "plugin API"))
+) + "\nThank you all.\n"
+TOOLS = "# Related\n\n" + "".join(
+    f"- [{t}](https://github.com/acme/{t}) - converts {what} into the same tree.\n"
+    for t, what in (("md2t", "Markdown"), ("rst2t", "reStructuredText"), ("adoc2t", "AsciiDoc"),
+                    ("org2t", "Org files"), ("tex2t", "LaTeX sources"), ("pod2t", "Perl POD"))
+) + "\nAll of them are maintained here.\n"
+
+
+def test_a_roster_of_people_with_their_part_is_decoration_and_a_list_of_tools_is_not():
+    cut = after(ROSTER, "maintained the sched")
+    [i] = at(issues(ROSTER, cut_at(ROSTER, cut)), "CS001", cut)
+    assert i.severity == "info" and "roster" in i.message
+    cut2 = after(TOOLS, "converts reStruct")
+    [j] = at(issues(TOOLS, cut_at(TOOLS, cut2)), "CS001", cut2)
+    assert j.severity in LOUD

@@ -186,10 +186,12 @@ def _judge(kind: str, text: str) -> str:
         if inside * 5 >= links * 3:
             return "a table of contents"
         return "a navigation bar or link list" if kind not in ("table",) else "a table of links"
-    if n >= 5 and links >= 0.8 * n and words <= 3 * n and link_words <= 3 * links:
+    if n >= 5 and links >= 0.8 * n and words <= 12 * n and link_words <= 3 * links:
         with_link = sum(1 for ln in lines if _LINE_LINK.search(ln))
         people = sum(1 for t in targets if _PROFILE.fullmatch(t))
-        if with_link >= 0.8 * n and people * 5 >= links * 3:
+        # a line a person, with a few words of their part when most links are
+        # people's pages ("**Ada** ([@ada](https://host/ada)) - maintainer of the parser")
+        if with_link >= 0.8 * n and people * 5 >= links * 3 and (words <= 3 * n or people * 5 >= links * 4):
             return "a roster of names and links"
     if kind == "table" and images >= 3 and words <= images:
         return "a table of logos or avatars"
