@@ -277,3 +277,15 @@ def test_a_roster_of_people_with_their_part_is_decoration_and_a_list_of_tools_is
     cut2 = after(TOOLS, "converts reStruct")
     [j] = at(issues(TOOLS, cut_at(TOOLS, cut2)), "CS001", cut2)
     assert j.severity in LOUD
+
+
+def test_a_table_of_models_linking_to_their_makers_pages_is_content():
+    makers = (("Granite", "ibm-granite"), ("Falcon", "tiiuae"), ("Phi", "microsoft"), ("Gemma", "google"),
+              ("Mistral", "mistralai"), ("OLMo", "allenai"))
+    text = "# Supported models\n\n| Model | Sizes | Template |\n|---|---|---|\n" + "".join(
+        f"| [{m}](https://huggingface.co/{org}) | 1B/7B | {m.lower()} chat template with system turn |\n"
+        for m, org in makers) + "\nOther models may work with the default template.\n"
+    cut = after(text, "https://huggingface.co/tii")
+    found = [i for i in issues(text, cut_at(text, cut)) if i.cut == cut]
+    assert found and all("roster" not in i.message for i in found)
+    assert any(i.severity in LOUD for i in found)

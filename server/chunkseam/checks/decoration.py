@@ -27,6 +27,7 @@ _CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)
 #: the block kinds a region is judged on (containers and leaves alike)
 KINDS = frozenset({"esm", "html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
                    "blockquote", "jsx", "explicit", "directive", "fence", "code"})
+_LISTS = frozenset({"bullet_list", "ordered_list"})
 #: raw markup blocks: one with tags and no word of text is markup only (an embed, a list of anchors)
 _RAW = frozenset({"html_block", "jsx", "explicit", "directive"})
 #: blocks longer than this are judged on their first and last parts only
@@ -189,9 +190,10 @@ def _judge(kind: str, text: str) -> str:
     if n >= 5 and links >= 0.8 * n and words <= 12 * n and link_words <= 3 * links:
         with_link = sum(1 for ln in lines if _LINE_LINK.search(ln))
         people = sum(1 for t in targets if _PROFILE.fullmatch(t))
-        # a line a person, with a few words of their part when most links are
-        # people's pages ("**Ada** ([@ada](https://host/ada)) - maintainer of the parser")
-        if with_link >= 0.8 * n and people * 5 >= links * 3 and (words <= 3 * n or people * 5 >= links * 4):
+        # a list of people, with a few words of each one's part when most links are
+        # people's pages ("- **Ada** ([@ada](https://host/ada)) - maintainer of the parser");
+        # not a table (a table of models linking to their makers' pages is content)
+        if with_link >= 0.8 * n and people * 5 >= links * 3 and (words <= 3 * n or (people * 5 >= links * 4 and kind in _LISTS)):
             return "a roster of names and links"
     if kind == "table" and images >= 3 and words <= images:
         return "a table of logos or avatars"
