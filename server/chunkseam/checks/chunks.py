@@ -101,9 +101,7 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         if quiet:
             msg += f" — nothing is cut; loud from {KEPT_WHOLE_RATIO} times the size"
         elif not getattr(ctx.settings, "loud_decoration", False):
-            from .decoration import region
-
-            where = region("html_block", ctx.text[view.start : view.end])
+            where = decoration_of(ctx, view.start, view.end)
             if where:  # a sponsor table kept whole: nothing is cut, nobody retrieves it
                 quiet = True
                 msg += f" — in {where} (decoration)"
@@ -116,6 +114,24 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         issue.severity = quieter(issue.severity)
         issue.data["impact"] = "decoration" if msg.endswith("(decoration)") else "kept-whole"
     return issue
+
+
+def decoration_of(ctx: Context, s: int, e: int) -> str:
+    """What the chunk ``[s, e)`` is when it is decoration (a sponsor table, an
+    MDX export block, a template bound to data …; see
+    :mod:`chunkseam.checks.decoration`): its text read as raw markup, or a
+    block of the document's structure covering 80% of it. "" for content."""
+    from .decoration import region
+
+    where = region("html_block", ctx.text[s:e])
+    if where or ctx.doc.kind not in ("markdown", "text") or e <= s:
+        return where
+    for b in ctx.structure.strictly_containing((s + e) // 2):
+        if min(b.end, e) - max(b.start, s) >= 0.8 * (e - s):
+            where = region(b.kind, ctx.text[b.start : b.end])
+            if where:
+                return where
+    return ""
 
 
 #: CS101: a chunk kept whole over the size is info up to this many times the size

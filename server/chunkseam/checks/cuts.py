@@ -203,8 +203,32 @@ def _reads_as_prose(text: str, start: int, end: int) -> bool:
             and _SENTENCE_JOIN.search(piece) is not None)
 
 
+def _admonition_fence(ctx: Context, cut: Cut, para) -> Issue | None:
+    """CS003 for a cut in a fence inside the paragraph ``para`` that an MkDocs
+    admonition or tab opener starts, its indented content right under it
+    ('???+ example "…"' then "    ```python"): CommonMark reads the content as
+    the opener's paragraph, MkDocs as Markdown, where a fence is code."""
+    text = ctx.text
+    if not _ADMONITION.match(text, para.start) or _is_rst(ctx):
+        return None
+    inner = _fence_in(text, para.start, para.end, cut.offset)
+    if inner is None:
+        return None
+    fs, fe, marker, info = inner
+    lang = info.split()[0] if info.split() else ""
+    what = f"inside a {marker}{lang} code block" if lang else "inside a code block"
+    return _finish(ctx, "CS003", cut, what, fs, fe,
+                   hint="split the code block in two complete fences, or let the chunker keep it whole",
+                   block=[fs, fe], marker=marker, info=info, closed=fe < para.end)
+
+
 def split_code_fence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
     for b in where.blocks:
+        if b.kind == "paragraph":
+            found = _admonition_fence(ctx, cut, b)
+            if found is not None:
+                return found
+            continue
         if b.kind not in ("fence", "code"):
             continue
         text = ctx.text
@@ -591,6 +615,8 @@ def split_table(ctx: Context, cut: Cut, where: Where) -> Issue | None:
         return None
     text = ctx.text
     c = cut.offset
+    if not text[c : table.end].strip() or not text[table.start : c].strip():
+        return None  # only the spaces after its last row (or before it) on one side: the table is whole
     rows = table.rows or [(table.start, table.end)]
     header_end = table.header_end or rows[0][1]
     data: dict = {"table": [table.start, table.end], "header": [rows[0][0], header_end]}
@@ -766,6 +792,9 @@ def mid_sentence(ctx: Context, cut: Cut, where: Where) -> Issue | None:
                        hint="cut before or after the heading", heading=[leaf.start, leaf.end])
     if leaf.kind != "paragraph":
         return None
+    found = _admonition_fence(ctx, cut, leaf)
+    if found is not None:  # (a paragraph with no structural block around it is judged without CS003)
+        return found
     sent = ctx.sentence_at(leaf, c)
     if sent is None or not (sent[0] < c < sent[1]):
         return None

@@ -25,8 +25,9 @@ from ..cache import ByteLRU, text_key
 _CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)
 
 #: the block kinds a region is judged on (containers and leaves alike)
-KINDS = frozenset({"html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
+KINDS = frozenset({"esm", "html_block", "table", "paragraph", "heading", "bullet_list", "ordered_list",
                    "blockquote", "jsx", "explicit", "directive", "fence", "code"})
+_LISTS = frozenset({"bullet_list", "ordered_list"})
 #: raw markup blocks: one with tags and no word of text is markup only (an embed, a list of anchors)
 _RAW = frozenset({"html_block", "jsx", "explicit", "directive"})
 #: blocks longer than this are judged on their first and last parts only
@@ -70,6 +71,16 @@ _IMG_TAG = re.compile(r"<(?:img|svg|picture|source|video)\b[^>]*>", re.I)
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.I | re.S)
 _A_OPEN = re.compile(r"<a\b[^>]*>", re.I)
 _HREF = re.compile(r"""\bhref\s*=\s*["']?([^"'\s>]*)""", re.I)
+#: a one-line reStructuredText directive whose one argument is a name or a path
+_PLACEHOLDER = re.compile(r"\.\.[ \t]+([\w:-]+)::[ \t]+[^\s]+")
+#: the directives whose argument is text a reader reads (an admonition's title, a rubric)
+_TEXT_DIRECTIVES = frozenset("admonition attention caution danger error hint important note tip warning "
+                             "seealso rubric topic sidebar versionadded versionchanged deprecated "
+                             "centered title".split())
+_ESM = "page code (an MDX import/export block)"
+#: a template's data binding: an interpolation ({{ x }}), a Vue directive (v-for=, v-if=) or bound attribute (:href=, @click=)
+_BINDING = re.compile(r"\{\{[^{}\n]*\}\}|\s(?:v-[a-z][\w-]*|[:@][a-z][\w.-]*)\s*=\s*[\"']")
+_LINKED_IMG = re.compile(r"<a\b[^>]*>\s*(?:<(?!/?a\b)[^<>]*>\s*)*<(?:img|svg|picture)\b", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")
 _IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\[[^\[\]\n]*\])")
 _LINK = re.compile(r"\[([^\[\]\n]*)\](?:\(([^()\s]*)(?:\s+\"[^\"\n]*\")?\)|\[([^\[\]\n]*)\])")
@@ -96,6 +107,13 @@ def region(kind: str, text: str) -> str:
     text" …) — or "" when it is content. Cached by kind and text."""
     if kind not in KINDS:
         return ""
+    if kind == "esm":  # an MDX import/export block: the page's own code (components, data), never shown as text
+        return _ESM
+    if kind in ("explicit", "directive") and _PLACEHOLDER.fullmatch(text.strip()) \
+            and _PLACEHOLDER.fullmatch(text.strip()).group(1).lower() not in _TEXT_DIRECTIVES:
+        # ".. automethod:: Environment.parse", ".. include:: x.rst": a one-line directive whose one
+        # argument is a name or a path: what it shows is generated, it has no text of its own
+        return "a directive with no text of its own (generated content)"
     if not any(sig in text for sig in _SIGNS) and not _licence_words(text):
         return ""  # no markup, no link, no licence word: content (decided without the cache)
     key = (kind, text_key(text))
@@ -112,12 +130,17 @@ def _judge(kind: str, text: str) -> str:
         return "licence text"
     if kind in ("fence", "code"):
         return ""
+    if kind in _RAW and len(_BINDING.findall(text)) >= 2:
+        # a template that renders the page from data ({{ author.name }}, v-for=, :href=): markup, not text
+        return "page code (a template bound to data)"
     body = _COMMENT.sub(" ", text)
     if kind in ("explicit", "directive"):  # the directive's own head (".. raw:: html") is not text
         body = _DIRECTIVE_HEAD.sub(" ", body, count=1)
     if kind == "table":
         body = re.sub(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$", " ", body, flags=re.M)  # the delimiter row
     images = len(_IMG_TAG.findall(body))
+    # images that are a link's whole text: logos, avatars, badges (``<a …><img …></a>``, ``[![…](…)](…)``)
+    linked = len(_LINKED_IMG.findall(body)) + body.count("[![")
     body = _SVG.sub(" img ", body)
     images += len(_IMAGE.findall(body))
     body = _IMAGE.sub(" ", body)
@@ -164,13 +187,19 @@ def _judge(kind: str, text: str) -> str:
         if inside * 5 >= links * 3:
             return "a table of contents"
         return "a navigation bar or link list" if kind not in ("table",) else "a table of links"
-    if n >= 5 and links >= 0.8 * n and words <= 3 * n and link_words <= 3 * links:
+    if n >= 5 and links >= 0.8 * n and words <= 12 * n and link_words <= 3 * links:
         with_link = sum(1 for ln in lines if _LINE_LINK.search(ln))
         people = sum(1 for t in targets if _PROFILE.fullmatch(t))
-        if with_link >= 0.8 * n and people * 5 >= links * 3:
+        # a list of people, with a few words of each one's part when most links are
+        # people's pages ("- **Ada** ([@ada](https://host/ada)) - maintainer of the parser");
+        # not a table (a table of models linking to their makers' pages is content)
+        if with_link >= 0.8 * n and people * 5 >= links * 3 and (words <= 3 * n or (people * 5 >= links * 4 and kind in _LISTS)):
             return "a roster of names and links"
     if kind == "table" and images >= 3 and words <= images:
         return "a table of logos or avatars"
+    if kind in _RAW and linked >= 3 and linked * 2 >= images and words <= 20 * linked:
+        # a wall of linked logos with a line of text each (a sponsor table, "Gold sponsors" headings)
+        return "a sponsor or logo wall"
     return ""
 
 

@@ -184,6 +184,112 @@ def junk_side(text: str, issue: Issue) -> str | None:
     return None
 
 
+_BORDER = re.compile(r"[ \t]*[+|]?[ \t]*[-=:+| \t]*[-=][-=:+| \t]*$")
+_REF_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?")
+_TARGET = re.compile(r"\]\([^)\n]*\)|\]\[[^\]\n]*\]|<[^<>\n]*>")
+_CELL_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a table row (a pipe table's line, or a grid table's lines
+    with each column's text joined), without border lines."""
+    cols: list[str] = []
+    for line in row.splitlines():
+        if not line.strip() or _BORDER.fullmatch(line):
+            continue
+        parts = line.strip().strip("|").split("|")
+        for k, part in enumerate(parts):
+            if k < len(cols):
+                cols[k] += " " + part.strip()
+            else:
+                cols.append(part.strip())
+    return cols
+
+
+def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
+    """Whether every body row of a table names what it describes: a short
+    first cell (a name, a code span, a link) and a cell of prose (three words
+    or more, images and link targets left out). Such rows read the same
+    without the header ("Name | Description"); rows of figures do not."""
+    body = rows[1:]
+    if not body:
+        return False
+    for rs, re_ in body:
+        cells = _cells(text[rs:re_])
+        if len(cells) < 2:
+            return False
+        name = len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", cells[0]))))
+        prose = max(len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", c)))) for c in cells[1:])
+        linked = "](" in cells[0] or "][" in cells[0] or "<a " in cells[0]  # (a linked logo names it too)
+        if not (1 <= name <= 6 or (name == 0 and linked)) or prose < 3:
+            return False
+    return True
+
+
+def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
+    """CS004: whether all the cut costs is the header of the rows after it,
+    and those rows describe themselves (:func:`self_describing`): the cut is
+    between rows, in the header's delimiter line, or in a row that is whole in
+    a neighbouring chunk (overlap)."""
+    c = issue.cut
+    table = next((b for b in ctx.structure.strictly_containing(c) if b.kind == "table"), None)
+    if table is None or not table.rows:
+        return False
+    text = ctx.text
+    rows = list(table.rows)
+    head_line = text.find("\n", rows[0][0], table.header_end or rows[0][1])
+    if c <= (table.header_end or rows[0][1]):
+        if head_line < 0 or c <= head_line:
+            return False  # the header's own line is cut
+    else:
+        inside = next(((rs, re_) for rs, re_ in rows[1:] if rs < c < re_), None)
+        if inside is not None:
+            if holders is None or not holders.overlap or holders.holder(*inside) is None:
+                return False
+            if any(v.start == c for v in ctx.chunks):
+                return False  # a chunk starts with the row's tail: a description without its name
+    return self_describing(text, rows)
+
+
+def _blank_line_at(text: str, c: int) -> bool:
+    """Whether the cut at ``c`` is at a blank line: on one, or at the start or
+    end of a line next to one (a paragraph's or a block's boundary)."""
+    ls = text.rfind("\n", 0, c) + 1
+    le = text.find("\n", c)
+    le = len(text) if le < 0 else le
+    if not text[ls:le].strip():
+        return True
+    if not text[ls:c].strip() and ls >= 1:  # at a line's start: the line before blank?
+        pls = text.rfind("\n", 0, ls - 1) + 1
+        if not text[pls : ls - 1].strip():
+            return True
+    if not text[c:le].strip() and le < len(text):  # at a line's end: the line after blank?
+        nle = text.find("\n", le + 1)
+        if not text[le + 1 : len(text) if nle < 0 else nle].strip():
+            return True
+    return False
+
+
+#: a unit longer than this many times the largest chunk must be cut (a chunker
+#: with a larger size or one that keeps blocks whole would not do much better)
+TOO_BIG_RATIO = 2
+
+
+def too_big(ctx: Context, issue: Issue) -> int | None:
+    """CS003/CS005: the largest chunk's length when the unit is longer than
+    :data:`TOO_BIG_RATIO` times every chunk (it must be cut; one only a little
+    longer than a chunk could be kept whole or split by meaning) and the
+    cut is at a blank line inside it (the cleanest place to cut it); None
+    otherwise."""
+    unit, c = issue.unit, issue.cut
+    if unit is None or c is None or not ctx.chunks:
+        return None
+    biggest = max(v.end - v.start for v in ctx.chunks)
+    if unit[1] - unit[0] <= TOO_BIG_RATIO * biggest or not _blank_line_at(ctx.text, c):
+        return None
+    return biggest
+
+
 def _decoration(ctx: Context, issue: Issue) -> str:
     """The decoration the issue's cut falls in ("" for content)."""
     whole = ctx.__dict__.get("_licence_file")
@@ -237,6 +343,21 @@ def grade(ctx: Context, issues: list[Issue]) -> list[Issue]:
                     out.append(regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                         impact="whole-elsewhere", whole_in=k))
                     continue
+        if issue.code in ("CS003", "CS005") and not loud_overlap:
+            biggest = too_big(ctx, issue)
+            if biggest is not None:
+                what = _UNIT[issue.code]
+                out.append(regraded(issue, f"the {what} ({issue.unit[1] - issue.unit[0]:,} characters) is more than "
+                                           f"{TOO_BIG_RATIO} times any chunk ({biggest:,}) and is cut at a blank line",
+                                    impact="too-big"))
+                continue
+        if not loud_overlap and issue.code == "CS004":
+            if holders is None:
+                holders = _Holders(ctx.chunks)
+            if _header_only(ctx, issue, holders):
+                out.append(regraded(issue, "its rows name what they describe: they read the same "
+                                           "without the header", impact="self-describing"))
+                continue
         if not loud_overlap and issue.code in _JUNK_RULES:
             junk = junk_side(ctx.text, issue)
             if junk:
