@@ -206,20 +206,18 @@ CONFIG = "\n\n".join(f"  // {k}: how many {k} the pool keeps open at once\n  {k}
 LONG = "# Pool options\n\nThe pool reads these keys.\n\n```js\nconst pool = {\n" + CONFIG + "\n}\n```\n\nDone.\n"
 
 
-def test_a_code_block_over_twice_every_chunk_cut_at_a_blank_line_is_info_and_mid_statement_is_loud():
+def test_a_code_block_longer_than_every_chunk_is_lost_wherever_it_is_cut_even_at_a_blank_line():
+    # it is whole in no chunk: its content is lost, so the cut stays loud (the cleanest place to
+    # cut a unit that must be cut still loses it; the writer's fix is a larger size or a smaller block)
     text = LONG
     fence = text.index("```js")
     blank = [after(text, f"{k}: {8 * n},") + 1 for n, k in enumerate(KEYS) if n % 3 == 2][:2]
     chunks = cut_at(text, fence, *blank)  # the block is over twice the largest chunk
     [i] = at(issues(text, chunks), "CS003", blank[0])
-    assert i.severity == "info" and i.data["impact"] == "too-big" and "cut at a blank line" in i.message
-    mid = after(text, "// sockets: how many")  # mid-comment: a cut a reader sees
+    assert i.severity in LOUD and (i.data or {}).get("impact") is None
+    mid = after(text, "// sockets: how many")
     [j] = at(issues(text, cut_at(text, fence, mid, blank[1])), "CS003", mid)
     assert j.severity in LOUD
-    # a block only a little longer than the chunks: loud, it could be kept whole or split by meaning
-    short = cut_at(text, fence, blank[0], len(text) - 40)
-    [k] = at(issues(text, short), "CS003", blank[0])
-    assert k.severity in LOUD
 
 
 # -- the real command line --------------------------------------------------------------------------

@@ -251,45 +251,6 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
     return self_describing(text, rows)
 
 
-def _blank_line_at(text: str, c: int) -> bool:
-    """Whether the cut at ``c`` is at a blank line: on one, or at the start or
-    end of a line next to one (a paragraph's or a block's boundary)."""
-    ls = text.rfind("\n", 0, c) + 1
-    le = text.find("\n", c)
-    le = len(text) if le < 0 else le
-    if not text[ls:le].strip():
-        return True
-    if not text[ls:c].strip() and ls >= 1:  # at a line's start: the line before blank?
-        pls = text.rfind("\n", 0, ls - 1) + 1
-        if not text[pls : ls - 1].strip():
-            return True
-    if not text[c:le].strip() and le < len(text):  # at a line's end: the line after blank?
-        nle = text.find("\n", le + 1)
-        if not text[le + 1 : len(text) if nle < 0 else nle].strip():
-            return True
-    return False
-
-
-#: a unit longer than this many times the largest chunk must be cut (a chunker
-#: with a larger size or one that keeps blocks whole would not do much better)
-TOO_BIG_RATIO = 2
-
-
-def too_big(ctx: Context, issue: Issue) -> int | None:
-    """CS003/CS005: the largest chunk's length when the unit is longer than
-    :data:`TOO_BIG_RATIO` times every chunk (it must be cut; one only a little
-    longer than a chunk could be kept whole or split by meaning) and the
-    cut is at a blank line inside it (the cleanest place to cut it); None
-    otherwise."""
-    unit, c = issue.unit, issue.cut
-    if unit is None or c is None or not ctx.chunks:
-        return None
-    biggest = max(v.end - v.start for v in ctx.chunks)
-    if unit[1] - unit[0] <= TOO_BIG_RATIO * biggest or not _blank_line_at(ctx.text, c):
-        return None
-    return biggest
-
-
 def _decoration(ctx: Context, issue: Issue) -> str:
     """The decoration the issue's cut falls in ("" for content)."""
     whole = ctx.__dict__.get("_licence_file")
@@ -343,14 +304,6 @@ def grade(ctx: Context, issues: list[Issue]) -> list[Issue]:
                     out.append(regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                         impact="whole-elsewhere", whole_in=k))
                     continue
-        if issue.code in ("CS003", "CS005") and not loud_overlap:
-            biggest = too_big(ctx, issue)
-            if biggest is not None:
-                what = _UNIT[issue.code]
-                out.append(regraded(issue, f"the {what} ({issue.unit[1] - issue.unit[0]:,} characters) is more than "
-                                           f"{TOO_BIG_RATIO} times any chunk ({biggest:,}) and is cut at a blank line",
-                                    impact="too-big"))
-                continue
         if not loud_overlap and issue.code == "CS004":
             if holders is None:
                 holders = _Holders(ctx.chunks)
