@@ -84,3 +84,27 @@ def test_rst_of_ordinary_size_is_still_read_by_docutils(tmp_path):
     report = json.loads(run.stdout)
     assert not report["errors"], report["errors"]
     assert report["summary"]["chunks"] >= 100, report["summary"]
+
+
+def test_notebook_with_a_long_json_string_is_placed_on_its_file_lines_in_little_memory(tmp_path, baseline_kb):
+    # a 3 MB base64 image output (left out of the text analysed) and a cell with a
+    # sentence cut: placing the issue on the .ipynb's lines read the whole JSON with a
+    # regular expression that kept some 115 bytes of state a character of a string
+    # (350 MB here; a 20 MB notebook took gigabytes)
+    sentence = "The loader reads the files and then it checks every one of them for errors."
+    image = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["plt.plot(x)"],
+             "outputs": [{"output_type": "display_data", "metadata": {},
+                          "data": {"image/png": "iVBORw0KGgo" * 300_000, "text/plain": ["<Figure>"]}}]}
+    cells = [image, {"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n", "\n", sentence]}]
+    path = tmp_path / "plot.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    run, peak = lint_peak(tmp_path, path.name, "--format", "github", "--unit", "chars", "--size", "40")
+    assert run.returncode == 1, run.stderr
+    found = [ln for ln in run.stdout.splitlines() if "CS002" in ln]
+    assert found, run.stdout
+    lines = path.read_text().splitlines()
+    for ln in found:
+        assert "cell 2:3:" in ln, ln
+        file_line = int(ln.split(",line=")[1].split(",")[0])
+        assert sentence in lines[file_line - 1], (file_line, lines[file_line - 1][:80])
+    assert peak - baseline_kb < 128 * MB, (peak, baseline_kb)
