@@ -5,7 +5,7 @@ checks the generated file as ``lint`` does (``lint_one``: read, analyse,
 place the issues) with the default settings of its kind, or reads, analyses
 and draws the ``preview --html`` page for the HTML cases. It
 prints the analysis time and the peak memory above the process's own after
-its imports and a warm-up (``ru_maxrss``, so C allocations — docutils,
+its imports and a warm-up (also as a multiple of the file's size) (``ru_maxrss``, so C allocations — docutils,
 tree-sitter, the JSON parser — count), then fits the log-log slope of time
 against size: about 1 is linear, 2 quadratic. A run that does not finish in
 ``--timeout`` seconds is printed as such (and left out of the fit).
@@ -17,9 +17,15 @@ Cases:
 * mdx — ordinary: the Tabs/TabItem shape of Docusaurus pages; hostile: lines
   ``<A {`` (a tag whose attribute expression never closes), blank-separated;
 * rst — ordinary: sections, lists, unknown directives; hostile: bullet lists
-  nested 60 deep, repeated;
+  nested 60 deep, repeated; rst-flat-list: one-word list items, one a line (docutils'
+  tree is some 2 KB an item: past 24 bytes a character, at least 256 MB, estimated from
+  the pre-scan, the file gets the budget's message instead);
 * notebook — ordinary: markdown and code cells; hostile: many one-sentence cells cut by a
   fixed size of 30 characters (an issue in each, placed on the .ipynb's lines);
+  notebook-plot: one code cell whose output is a base64 image of the whole size and a
+  markdown cell with a sentence cut (an issue placed on the file's lines: the JSON's
+  strings are read there); notebook-long-line: one markdown cell of one long line of
+  prose at the default settings;
 * python — ordinary: functions with docstrings; hostile: one long flat file of
   one-line statements;
 * javascript (tree-sitter) — ordinary: functions and objects; hostile: nested
@@ -122,6 +128,25 @@ def notebook_hostile(size: int) -> str:
                       for _ in range(size // 120)])
 
 
+def rst_flat_list(size: int) -> str:
+    return "- a\n" * (size // 4)
+
+
+def notebook_plot(size: int) -> str:
+    sentence = "The loader reads the files and then it checks every one of them for errors."
+    return _notebook([
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["plt.plot(x)"],
+         "outputs": [{"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": "iVBORw0KGgo" * (size // 11), "text/plain": ["<Figure>"]}}]},
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n", "\n", sentence]}])
+
+
+def notebook_long_line(size: int) -> str:
+    rng = random.Random(7)
+    return _notebook([{"cell_type": "markdown", "metadata": {},
+                       "source": [_fill(size, lambda r, k: _sentence(rng) + " ")]}])
+
+
 def python(size: int) -> str:
     return _fill(size, lambda r, k: f'def step_{k}(x):\n    """{_sentence(r)}\n\n    {_sentence(r)}\n    """\n'
                                     f"    y = x + {k}\n    return y * 2\n\n\n")
@@ -153,8 +178,11 @@ CASES = {
     "mdx-hostile": (mdx_hostile, "doc.mdx", {}, False),
     "rst": (rst, "doc.rst", {}, False),
     "rst-hostile": (rst_hostile, "doc.rst", {}, False),
+    "rst-flat-list": (rst_flat_list, "doc.rst", {}, False),
     "notebook": (notebook, "doc.ipynb", {}, False),
     "notebook-hostile": (notebook_hostile, "doc.ipynb", {"chunker": "fixed", "unit": "chars", "size": 30}, False),
+    "notebook-plot": (notebook_plot, "doc.ipynb", {"unit": "chars", "size": 40}, False),
+    "notebook-long-line": (notebook_long_line, "doc.ipynb", {}, False),
     "python": (python, "doc.py", {}, False),
     "python-hostile": (python_hostile, "doc.py", {}, False),
     "javascript": (javascript, "doc.js", {}, False),
@@ -243,7 +271,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     server = Path(args.server).resolve()
     print(f"package: {server}")
-    print(f"{'case':<20} {'bytes':>10} {'seconds':>9} {'peak MB':>9} {'chunks':>8}")
+    print(f"{'case':<20} {'bytes':>10} {'seconds':>9} {'peak MB':>9} {'× input':>8} {'chunks':>8}")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for case in args.cases.split(","):
@@ -251,14 +279,15 @@ def main() -> None:
             for size in (HTML_HOSTILE_SIZES if case == "html-hostile" else sizes):
                 r = measure(case, size, server, args.timeout, tmp)
                 if r.get("timeout"):
-                    print(f"{case:<20} {r['bytes']:>10,} {'> ' + format(args.timeout, 'g'):>9} {'':>9} {'':>8}  "
+                    print(f"{case:<20} {r['bytes']:>10,} {'> ' + format(args.timeout, 'g'):>9} {'':>9} {'':>8} {'':>8}  "
                           "(abandoned)", flush=True)
                     continue
                 if "seconds" not in r:
                     print(f"{case:<20} {r['bytes']:>10,}  failed: {r.get('error')}", flush=True)
                     continue
                 note = f"  ({r['error']})" if r.get("error") else ""
-                print(f"{case:<20} {r['bytes']:>10,} {r['seconds']:>9.2f} {r['peak_mb']:>9.0f} {r['chunks']:>8,}{note}",
+                print(f"{case:<20} {r['bytes']:>10,} {r['seconds']:>9.2f} {r['peak_mb']:>9.0f} "
+                      f"{r['peak_mb'] * 1024 * 1024 / r['bytes']:>8.0f} {r['chunks']:>8,}{note}",
                       flush=True)
                 t_pts.append((r["bytes"], r["seconds"]))
                 m_pts.append((r["bytes"], max(r["peak_mb"], 1.0)))

@@ -383,8 +383,31 @@ def cells_text(doc, start: int, end: int) -> tuple[str, str | None]:
     return "\n\n".join(parts), (nbmap.languages[only] if only is not None else None)
 
 
-#: JSON strings (with the colon of a key), brackets: enough to follow a notebook's nesting
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]', re.DOTALL)
+#: what source_lines stops at: a string's opening quote, a bracket
+_JSON_STRUCT = re.compile(r'["{}\[\]]')
+#: the colon after a key
+_COLON = re.compile(r"\s*:")
+
+
+def _string_end(raw: str, at: int) -> int:
+    """The offset after the closing quote of the JSON string opening at ``at``.
+
+    Found with ``str.find`` and a count of the backslashes before each quote, not
+    with a regular expression: ``re``'s ``"(?:[^"\\]|\\.)*"`` keeps some 115
+    bytes of backtracking state for each character of the string, and one long
+    string (a base64 image output, a cell of one long line) made a 20 MB notebook
+    take gigabytes. Each character is read once or twice."""
+    j = at + 1
+    while True:
+        q = raw.find('"', j)
+        if q < 0:
+            return len(raw)
+        k = q
+        while k > j and raw[k - 1] == "\\":
+            k -= 1
+        if not (q - k) % 2:
+            return q + 1
+        j = q + 1
 
 
 def source_lines(raw: str) -> list[tuple[int, bool]]:
@@ -393,7 +416,8 @@ def source_lines(raw: str) -> list[tuple[int, bool]]:
     written one element a line)`` — as Jupyter saves notebooks, element ``k``
     (the cell's line ``k + 1``) is then on file line ``line + 1 + k``. Used to
     point SARIF and GitHub annotations at the file's own lines; a cell whose
-    source is not found gets the line of its opening brace."""
+    source is not found gets the line of its opening brace. One pass over the
+    text, in memory of its nesting (not of its length)."""
     out: list[tuple[int, bool]] = []
     # each open container: (bracket, the key that opened it, or "cell")
     stack: list[tuple[str, str]] = []
@@ -407,17 +431,24 @@ def source_lines(raw: str) -> list[tuple[int, bool]]:
         seen = offset
         return line_at
 
-    for m in _JSON_TOKEN.finditer(raw):
-        tok = m.group(0)
-        c = tok[0]
+    pos = 0
+    while True:
+        m = _JSON_STRUCT.search(raw, pos)
+        if m is None:
+            break
+        c = m.group()
         if c == '"':
-            key = tok[1: tok.rindex('"')] if m.group(1) else ""
+            end = _string_end(raw, m.start())
+            colon = _COLON.match(raw, end)
+            key = raw[m.start() + 1: end - 1] if colon and end - m.start() <= 66 else ""
+            pos = colon.end() if colon else end
             if key in ("source", "input") and stack and stack[-1] == ("{", "cell"):
-                line = line_of(m.end())
-                rest = raw[m.end(): m.end() + 64].lstrip(" \t")
+                line = line_of(pos)
+                rest = raw[pos: pos + 64].lstrip(" \t")
                 per_line = rest.startswith("[") and rest[1:].lstrip(" \t").startswith(("\n", "\r"))
                 out[-1] = (line, per_line)
             continue
+        pos = m.end()
         if c in "{[":
             if c == "{" and stack and stack[-1] == ("[", "cells"):
                 out.append((line_of(m.start()), False))

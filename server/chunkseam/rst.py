@@ -120,12 +120,31 @@ MAX_NESTING = 64
 _MARKER = re.compile(r"(?:[-*+\u2022\u2023\u2043]|\(?(?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)])[ \t]+(?=\S)")
 
 
-def nesting(t: "_Text") -> int:
-    """How deeply ``t`` nests: the most blocks open at once, judged from the
-    lines' indentation and the list markers that start them (``- - - x`` is
-    three lists deep). One pass over the lines."""
+#: docutils' node tree, measured (``benchmarks/bench_parsers.py``): some 2 to 4.5 KB for each
+#: block a line starts (a paragraph, a list item, a field, a title, a definition), the
+#: deeper-nested a little more; the estimate takes 4 KB a block plus 16 bytes a level of the
+#: file's deepest nesting, an upper bound of every shape measured (a flat list of one-word
+#: items costs docutils 500 times its text, prose 9 times)
+DOCUTILS_BYTES_PER_BLOCK = 4096
+DOCUTILS_BYTES_PER_LEVEL = 16
+#: the most memory docutils' tree may be estimated to take: this many bytes for each
+#: character of the document, and at least :data:`DOCUTILS_FLOOR_BYTES` (any ordinary
+#: document of a few megabytes parses within it); above it, the document gets the budget's
+#: message instead of a parse that would take gigabytes
+DOCUTILS_BYTES_PER_CHAR = 24
+DOCUTILS_FLOOR_BYTES = 256 * 1024 * 1024
+
+
+def shape(t: "_Text") -> tuple[int, int]:
+    """``(depth, blocks)``: how deeply ``t`` nests — the most blocks open at once,
+    judged from the lines' indentation and the list markers that start them
+    (``- - - x`` is three lists deep) — and how many blocks its lines start (a
+    line that starts no list item after a blank line, or indented otherwise than
+    the line before, or a field; and each list marker). One pass over the lines."""
     stack: list[int] = []  # the content columns of the open blocks
     deepest = 0
+    blocks = 0
+    prev = -1  # the previous line's indentation (-1: blank)
     text = t.text
     for i in range(t.n):
         a, e = t.starts[i], t.ends[i]
@@ -133,18 +152,38 @@ def nesting(t: "_Text") -> int:
         while m < e and text[m] in " \t":
             m += 1
         if m == e:
+            prev = -1
             continue
         ind = m - a
+        mk = _MARKER.match(text, m, e)
+        if mk is None and (ind != prev or text[m] == ":"):
+            blocks += 1
+        prev = ind
         while stack and stack[-1] > ind:
             stack.pop()
         if ind > (stack[-1] if stack else 0):
             stack.append(ind)
-        mk = _MARKER.match(text, m, e)
         while mk is not None:
             stack.append(mk.end() - a)
+            blocks += 1
             mk = _MARKER.match(text, mk.end(), e)
         deepest = max(deepest, len(stack))
-    return deepest
+    return deepest, blocks
+
+
+def nesting(t: "_Text") -> int:
+    """How deeply ``t`` nests (see :func:`shape`)."""
+    return shape(t)[0]
+
+
+def docutils_estimate(depth: int, blocks: int) -> int:
+    """The bytes docutils' tree of a document of this shape is estimated to take (an upper bound)."""
+    return blocks * (DOCUTILS_BYTES_PER_BLOCK + DOCUTILS_BYTES_PER_LEVEL * depth)
+
+
+def docutils_limit(length: int) -> int:
+    """The most bytes docutils' tree may be estimated to take for a document of ``length`` characters."""
+    return max(DOCUTILS_FLOOR_BYTES, DOCUTILS_BYTES_PER_CHAR * length)
 
 
 _SETTINGS = None
@@ -517,10 +556,18 @@ def records(text: str) -> tuple:
             taken[k] = True
     from . import budget
 
-    depth = nesting(t)
+    depth, blocks = shape(t)
     if depth > MAX_NESTING:
         raise budget.BudgetExceeded(f"the reStructuredText nests {depth:,} blocks deep "
                                     f"(at most {MAX_NESTING} are read)")
+    need, limit = docutils_estimate(depth, blocks), docutils_limit(len(text))
+    if need > limit:
+        mb = 1024 * 1024
+        raise budget.BudgetExceeded(
+            f"the reStructuredText starts {blocks:,} blocks, whose docutils tree would take about "
+            f"{need // mb:,} MB (at most {limit // mb:,} MB are used for a document of "
+            f"{len(text):,} characters: {DOCUTILS_BYTES_PER_CHAR} bytes a character, "
+            f"at least {DOCUTILS_FLOOR_BYTES // mb} MB)")
     try:
         # (docutils splits lines as str.splitlines does; the line numbers here count \r\n, \r and \n only)
         doc = _docutils_tree(text.translate(_OTHER_BREAKS))
