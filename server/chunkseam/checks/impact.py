@@ -27,6 +27,19 @@ Runs after the cut judgements (which are cached by their neighbourhood, see
 :mod:`chunkseam.validate`) on the issues of one validation, so both read the
 same chunks; it never changes an issue it is given (the cache may hold it):
 a re-graded issue is a new one.
+
+Across versions (``keep=True``, the language server, whose validations hand
+the very issue objects of one version to the next for the cuts before an
+edit): each issue's grading is kept on the document version with what its
+verdict read — how far into the text (the unit, the marks after it, the
+blocks around the cut), the start of the part a chunk must hold (every chunk
+starting at or before it), and the blocks around the cut (kind and span). The
+next version grades the same issue object again only when the edit reached
+into that text, a chunk starting at or before that start changed, or the
+blocks around its cut are others; else it hands out the very graded issue of
+the last version (no new object, so the server sees the diagnostic unchanged
+by identity). ``tests/test_incremental_impact.py`` checks kept == fresh over random
+edits.
 """
 
 from __future__ import annotations
@@ -64,6 +77,20 @@ class Because:
         text = base if type(base) is str else base(issue)
         return f"{text} — {self.why}"
 
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is a message equal to this one, known without
+        writing either: the same reason after the same base message (see
+        :meth:`chunkseam.issue.Issue.same_message`)."""
+        if other is self:
+            return True
+        if type(other) is not Because or other.why != self.why:
+            return False
+        a, b = self.base, other.base
+        if type(a) is str:
+            return type(b) is str and a == b
+        same = getattr(a, "same", None)
+        return bool(same is not None and same(b))
+
 
 def quieter(severity: str) -> str:
     """``info``, or ``severity`` when that is quieter already."""
@@ -89,7 +116,11 @@ class _Holders:
     running maximum of their ends (a lookup is a bisection)."""
 
     def __init__(self, views: list) -> None:
-        self.views = sorted(views, key=lambda v: (v.start, v.end))
+        if all((views[k - 1].start, views[k - 1].end) <= (views[k].start, views[k].end)
+               for k in range(1, len(views))):
+            self.views = views  # (a validation's chunks come sorted by start)
+        else:
+            self.views = sorted(views, key=lambda v: (v.start, v.end))
         self.starts = [v.start for v in self.views]
         self.reach = []
         top = -1
@@ -184,8 +215,11 @@ def junk_side(text: str, issue: Issue) -> str | None:
     return None
 
 
-def _decoration(ctx: Context, issue: Issue) -> str:
-    """The decoration the issue's cut falls in ("" for content)."""
+def _decoration(ctx: Context, issue: Issue, read: list | None = None) -> str:
+    """The decoration the issue's cut falls in ("" for content). With
+    ``read``, what was read is appended to it: when the blocks around the cut
+    are asked for, None, then those whose text was judged (``(kind, start,
+    end)``, outermost first)."""
     whole = ctx.__dict__.get("_licence_file")
     if whole is None:  # (asked once per validation)
         whole = ctx.__dict__["_licence_file"] = licence_file(getattr(ctx.doc, "path", None))
@@ -193,17 +227,18 @@ def _decoration(ctx: Context, issue: Issue) -> str:
         return "licence text"
     if ctx.doc.kind not in ("markdown", "text"):
         return ""
-    at = issue.cut
-    if issue.code == "CS007":  # the heading's body is what the cut separates it from
-        body = (issue.data or {}).get("body")
-        at = body + 1 if isinstance(body, int) else at
+    at = _decoration_at(issue)
     if at is None:
         return ""
+    if read is not None:
+        read.append(None)  # (the blocks around the cut are asked for)
     st = ctx.structure
     text = ctx.text
     seen = ctx.__dict__.setdefault("_regions", {})  # each block judged once per validation
     for b in st.strictly_containing(at):
         key = (b.kind, b.start, b.end)
+        if read is not None:
+            read.append(key)
         got = seen.get(key)
         if got is None:
             got = seen[key] = region(b.kind, text[b.start : b.end])
@@ -212,43 +247,160 @@ def _decoration(ctx: Context, issue: Issue) -> str:
     return ""
 
 
-def grade(ctx: Context, issues: list[Issue]) -> list[Issue]:
-    """``issues`` with each loud cut issue that loses no content re-graded
+def _decoration_at(issue: Issue) -> int | None:
+    """Where :func:`_decoration` looks for the blocks around an issue's cut."""
+    at = issue.cut
+    if issue.code == "CS007":  # the heading's body is what the cut separates it from
+        body = (issue.data or {}).get("body")
+        at = body + 1 if isinstance(body, int) else at
+    return at
+
+
+def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overlap: bool,
+               loud_decoration: bool, read: list) -> Issue:
+    """``issue`` graded (itself when it keeps its severity). What the verdict
+    read is appended to ``read``: ``[hi, first, blocks]`` — the text is read
+    below offset ``hi`` only, the chunks starting at or before ``first`` only
+    (None: no chunk read), and when the blocks around the cut were asked for
+    (decoration), ``(blocks, all)``: those judged (``(kind, start, end)``,
+    outermost first) and whether they were all the blocks there (none was
+    decoration)."""
+    text = ctx.text
+    hi = issue.cut + 1
+    first = None
+    unit = issue.unit
+    if unit is not None:
+        hi = max(hi, unit[1] + 41)  # (the junk test reads up to 41 characters past the unit)
+    if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
+        u = _unit(issue) if holders.overlap else None
+        if u is not None:
+            s, e = core(text, issue.code, u)
+            hi = max(hi, u[1], e)
+            first = s
+            k = holders.holder(s, e)
+            if k is not None:
+                read += (hi, first)
+                what = _UNIT.get(issue.code, "unit")
+                return regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
+                                impact="whole-elsewhere", whole_in=k)
+    if not loud_overlap and issue.code in _JUNK_RULES:
+        junk = junk_side(text, issue)
+        if junk:
+            read += (hi, first)
+            what = _UNIT.get(issue.code, "unit")
+            return regraded(issue, f"only \u201c{junk}\u201d of the {what} is on one side of the cut",
+                            impact="whole-elsewhere")
+    read += (hi, first)
+    if not loud_decoration:
+        blocks: list = []
+        where = _decoration(ctx, issue, blocks)
+        if blocks:  # the blocks judged, and whether they were all there were (no region found)
+            blocks = blocks[1:]
+            if blocks:
+                read[0] = max(hi, max(b[2] for b in blocks))
+            read.append((blocks, not where))
+        if where:
+            return regraded(issue, f"in {where} (decoration)", impact="decoration", region=where)
+    return issue
+
+
+class _Kept:
+    """One validation's grading, kept on its document version for the next
     (see the module documentation)."""
+
+    __slots__ = ("key", "views", "by_id")
+
+    def __init__(self, key: tuple, views: list, by_id: dict) -> None:
+        #: what every verdict shares: the settings that grade, the document's
+        #: kind and path (licence files), whether any chunks overlap
+        self.key = key
+        #: the chunks (start, end, position) in order of start
+        self.views = views
+        #: id(issue) -> (issue, graded issue, hi, first, blocks)
+        self.by_id = by_id
+
+
+def _previous(doc: Any, key: tuple) -> tuple[_Kept | None, int]:
+    """The grading kept by ``doc``'s nearest ancestor with one of ``key``,
+    and the offset before which the two texts are the same."""
+    for ancestor, start, _end, _n in doc.lineage():
+        kept = ancestor.memoised("impact-grading")
+        if kept is not None:
+            return (kept, start) if kept.key == key else (None, 0)
+    return None, 0
+
+
+def _chunk_limit(views: list, old: list) -> float:
+    """The start below which every chunk that starts there is the same in both
+    lists (same span, same number)."""
+    k, n = 0, min(len(views), len(old))
+    while k < n and views[k] == old[k]:
+        k += 1
+    limit = float("inf")
+    if k < len(views):
+        limit = views[k][0]
+    if k < len(old):
+        limit = min(limit, old[k][0])
+    return limit
+
+
+def grade(ctx: Context, issues: list[Issue], *, keep: bool = False) -> list[Issue]:
+    """``issues`` with each loud cut issue that loses no content re-graded
+    (see the module documentation). ``keep``: the grading is kept on the
+    document for its next version, whose validation hands it the same issue
+    objects where nothing they were graded from changed (the language
+    server's)."""
     settings = ctx.settings
     loud_overlap = bool(getattr(settings, "loud_overlap", False))
     loud_decoration = bool(getattr(settings, "loud_decoration", False))
     if loud_overlap and loud_decoration:
         return issues
     holders = None
+    previous = None
+    limit: float = 0
+    edited = 0
+    by_id: dict[int, tuple] = {}
     out = []
     for issue in issues:
         if issue.code not in CUT_RULES or issue.severity not in _LOUD or issue.cut is None:
             out.append(issue)
             continue
-        if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
-            if holders is None:
-                holders = _Holders(ctx.chunks)
-            unit = _unit(issue) if holders.overlap else None
-            if unit is not None:
-                k = holders.holder(*core(ctx.text, issue.code, unit))
-                if k is not None and k not in (None,):
-                    what = _UNIT.get(issue.code, "unit")
-                    out.append(regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
-                                        impact="whole-elsewhere", whole_in=k))
+        if holders is None:
+            holders = _Holders(ctx.chunks)
+            views = [(v.start, v.end, v.position) for v in holders.views]
+            key = (loud_overlap, loud_decoration, ctx.doc.kind, getattr(ctx.doc, "path", None),
+                   holders.overlap)
+            if keep:
+                previous, edited = _previous(ctx.doc, key)
+                if previous is not None:
+                    limit = _chunk_limit(views, previous.views)
+        if previous is not None:
+            was = previous.by_id.get(id(issue))
+            if was is not None and was[0] is issue and was[2] <= edited and (
+                    was[3] is None or was[3] < limit):
+                asked = was[4]
+                if asked is not None:
+                    blocks, whole = asked
+                    at = _decoration_at(issue)
+                    now = [] if at is None else ctx.structure.strictly_containing(at)
+                    if whole and len(now) != len(blocks):
+                        asked = False
+                    else:
+                        asked = len(now) >= len(blocks) and all(
+                            (b.kind, b.start, b.end) == old for b, old in zip(now, blocks))
+                if asked is None or asked:
+                    graded = was[1]
+                    if graded is not issue:
+                        graded._text = ctx.text  # (its message reads this text: the same there)
+                    by_id[id(issue)] = was
+                    out.append(graded)
                     continue
-        if not loud_overlap and issue.code in _JUNK_RULES:
-            junk = junk_side(ctx.text, issue)
-            if junk:
-                what = _UNIT.get(issue.code, "unit")
-                out.append(regraded(issue, f"only \u201c{junk}\u201d of the {what} is on one side of the cut",
-                                    impact="whole-elsewhere"))
-                continue
-        if not loud_decoration:
-            where = _decoration(ctx, issue)
-            if where:
-                out.append(regraded(issue, f"in {where} (decoration)", impact="decoration",
-                                    region=where))
-                continue
-        out.append(issue)
+        read: list = []
+        graded = _grade_one(ctx, issue, holders, loud_overlap, loud_decoration, read)
+        if keep:
+            by_id[id(issue)] = (issue, graded, read[0], read[1], read[2] if len(read) > 2 else None)
+        out.append(graded)
+    if keep and holders is not None:
+        kept = _Kept(key, views, by_id)
+        ctx.doc.memo("impact-grading", lambda: kept)
     return out
