@@ -45,7 +45,7 @@ PIECES = ["a", "xy", " ", "\n", "\n\n", "# ", "- ", "(", ")", "[", "]", "`", ". 
 
 SETTINGS = [
     Settings(chunker="fixed", unit="chars", size=220, overlap=60, min_tokens=0),
-    Settings(unit="chars", size=300, overlap=80, min_tokens=0),
+    Settings(chunker="recursive", unit="chars", size=300, overlap=80, min_tokens=0),
 ]
 
 
@@ -85,22 +85,26 @@ def test_random_edits_grade_as_a_fresh_analysis_and_reuse_the_grading(seed):
     doc = Document(text, path=path, version=1)
     kept = [(doc, analyze(doc, settings, share=True))]  # every version stays alive
     assert kept[0][1].issues
-    quiet = reused = 0
-    calls = {"n": 0}
-    real = impact._grade_one
+    quiet = reused = moved = 0
+    calls = {"n": 0, "moved": 0}
+    real, real_moved = impact._grade_one, impact._graded_as
 
     def counted(*args, **kw):
         calls["n"] += 1
         return real(*args, **kw)
 
+    def counted_moved(*args, **kw):  # (graded as the same issue was before the edit moved it)
+        calls["moved"] += 1
+        return real_moved(*args, **kw)
+
     for _step in range(10):
         new = random_edit(rng, kept[-1][0])
-        calls["n"] = 0
-        impact._grade_one = counted
+        calls.update(n=0, moved=0)
+        impact._grade_one, impact._graded_as = counted, counted_moved
         try:
             analysis = analyze(new, settings, share=True)
         finally:
-            impact._grade_one = real
+            impact._grade_one, impact._graded_as = real, real_moved
         got = full(analysis.issues)
         assert got == fresh(new.text, path, settings), (seed, _step)
         graded = [i for i in analysis.issues if (i.data or {}).get("impact")]
@@ -108,10 +112,15 @@ def test_random_edits_grade_as_a_fresh_analysis_and_reuse_the_grading(seed):
         before = {id(i) for i in kept[-1][1].issues}
         # the very graded issue of the last version (no new object, no new verdict)
         reused += sum(1 for i in graded if id(i) in before)
-        cut_issues = [i for i in analysis.issues if i.code in impact.CUT_RULES]
-        assert calls["n"] <= len(cut_issues)
+        # not every issue the grading reads is graded afresh
+        read = [i for i in analysis.issues if i.code in impact.CUT_RULES and i.cut is not None
+                and (i.severity in ("error", "warning") or (i.data or {}).get("impact"))]
+        assert calls["n"] + calls["moved"] <= len(read)
+        moved += calls["moved"]
         kept.append((new, analysis))
     assert quiet > 0 and reused > 0, (quiet, reused)
+    if settings.chunker == "recursive":  # (its chunks after an edit are the same, moved)
+        assert moved > 0
     for doc, analysis in kept:  # what an earlier version was given is as it was
         assert full(analysis.issues) == fresh(doc.text, path, settings)
 
@@ -221,3 +230,69 @@ def test_a_kept_grading_follows_the_blocks_around_the_cut():
     want = impact.grade(_context(Document(new.text, path="/virtual/joined.md", kind="markdown"),
                                  settings, spans), [issue])
     assert again[0] is issue and want[0] is issue and issue.severity == "warning"
+
+
+def _moved(issue: Issue, delta: int) -> Issue:
+    """A new issue object: ``issue`` ``delta`` characters further on (as the
+    cut judgements of a version move those past an edit)."""
+    return dataclasses.replace(issue, start=issue.start + delta, end=issue.end + delta,
+                               cut=issue.cut + delta,
+                               unit=None if issue.unit is None else (issue.unit[0] + delta,
+                                                                     issue.unit[1] + delta),
+                               data=dict(issue.data))
+
+
+def test_a_moved_issue_is_graded_as_before_only_where_the_same_chunks_may_hold_it():
+    """An issue past an edit (a new object, moved) takes the grading the same
+    issue had before the edit, unless a chunk that changed may now hold its
+    unit: here the first chunk grows over the whole sentence."""
+    sentence = "Builds are stopped after forty minutes of work."
+    text = f"# Limits\n\nIntro line.\n\n{sentence}\n\nMore prose follows here, and it goes on.\n"
+    settings = Settings(min_tokens=0)
+    doc = Document(text, path="/virtual/moved.md", version=1)
+    s, p = text.index(sentence), text.index("More prose")
+    e = s + len(sentence)
+    cut = s + 20
+    issue = _sentence_issue(text, sentence, cut)
+    first = impact.grade(_context(doc, settings, [(0, cut), (cut, p), (p - 3, len(text))]), [issue],
+                         keep=True)
+    assert first[0] is issue and issue.severity == "warning"  # no chunk holds the sentence
+    at = text.index("Intro") + 2
+    new = doc.with_edit(at, at, "xx", version=2)
+    # the same chunks past the edit, moved: graded as before (no verdict afresh)
+    moved = _moved(issue, 2)
+    calls = []
+    real = impact._grade_one
+    impact._grade_one = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        same = impact.grade(_context(new, settings, [(0, cut + 2), (cut + 2, p + 2), (p - 1, len(new.text))]),
+                            [moved], keep=True)
+    finally:
+        impact._grade_one = real
+    assert same[0] is moved and not calls
+    # the first chunk (before the edit) now holds the sentence whole: graded afresh
+    newer = doc.with_edit(at, at, "xx", version=3)
+    held = impact.grade(_context(newer, settings, [(0, e + 7), (cut + 2, p + 2), (p - 1, len(newer.text))]),
+                        [_moved(issue, 2)], keep=True)
+    assert held[0].data.get("whole_in") == 0 and held[0].severity == "info"
+
+
+def test_a_moved_issue_is_graded_afresh_when_the_edit_is_in_the_text_it_read():
+    """The badges before the cut become words (as many characters, so every
+    block keeps its span): the issue past the edit, the same but for being
+    another object, is graded afresh: content now, loud."""
+    row = " ".join(f"[![b{k}](https://img.example/{k}.svg)](https://ci.example/{k})" for k in range(6))
+    text = f"# Badges\n\n{row}\n\nProse after the badges, with a sentence.\n"
+    settings = Settings(min_tokens=0)
+    doc = Document(text, path="/virtual/reread.md", kind="markdown", version=1)
+    cut = text.index("[![b5")
+    issue = Issue("CS006", "split-brackets", "warning", "chunk 1 ends inside a span", cut, cut + 3,
+                  chunk=0, other_chunk=1, cut=cut, data={"side": "end"}, unit=None)
+    spans = [(0, cut), (cut, len(text))]
+    first = impact.grade(_context(doc, settings, spans), [issue], keep=True)
+    assert first[0].data.get("impact") == "decoration", first[0].data
+    at, end = text.index("[![b0"), text.index("[![b4")
+    words = ("and here many plain words tell the reader what the project does for them " * 5)
+    new = doc.with_edit(at, end, words[: end - at], version=2)
+    again = impact.grade(_context(new, settings, spans), [_moved(issue, 0)], keep=True)
+    assert again[0].severity == "warning" and not again[0].data.get("impact")

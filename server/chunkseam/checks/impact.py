@@ -259,38 +259,42 @@ def _decoration_at(issue: Issue) -> int | None:
 def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overlap: bool,
                loud_decoration: bool, read: list) -> Issue:
     """``issue`` graded (itself when it keeps its severity). What the verdict
-    read is appended to ``read``: ``[hi, first, blocks]`` — the text is read
-    below offset ``hi`` only, the chunks starting at or before ``first`` only
-    (None: no chunk read), and when the blocks around the cut were asked for
+    read is appended to ``read``: ``[hi, first, end, lo, blocks]`` — the
+    text is read in ``[lo, hi)`` only, the chunks starting at or before
+    ``first`` only, to find one that ends at or after ``end`` (both None: no
+    chunk read), and when the blocks around the cut were asked for
     (decoration), ``(blocks, all)``: those judged (``(kind, start, end)``,
     outermost first) and whether they were all the blocks there (none was
     decoration)."""
     text = ctx.text
     hi = issue.cut + 1
-    first = None
+    lo = issue.cut
+    first = end = None
     unit = issue.unit
     if unit is not None:
         hi = max(hi, unit[1] + 41)  # (the junk test reads up to 41 characters past the unit)
+        lo = min(lo, text.rfind("\n", 0, unit[0]) + 1)  # (and back to the line's start)
     if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
         u = _unit(issue) if holders.overlap else None
         if u is not None:
             s, e = core(text, issue.code, u)
             hi = max(hi, u[1], e)
-            first = s
+            lo = min(lo, u[0], s)
+            first, end = s, e
             k = holders.holder(s, e)
             if k is not None:
-                read += (hi, first)
+                read += (hi, first, end, lo)
                 what = _UNIT.get(issue.code, "unit")
                 return regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                 impact="whole-elsewhere", whole_in=k)
     if not loud_overlap and issue.code in _JUNK_RULES:
         junk = junk_side(text, issue)
         if junk:
-            read += (hi, first)
+            read += (hi, first, end, lo)
             what = _UNIT.get(issue.code, "unit")
             return regraded(issue, f"only \u201c{junk}\u201d of the {what} is on one side of the cut",
                             impact="whole-elsewhere")
-    read += (hi, first)
+    read += (hi, first, end, lo)
     if not loud_decoration:
         blocks: list = []
         where = _decoration(ctx, issue, blocks)
@@ -298,6 +302,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
             blocks = blocks[1:]
             if blocks:
                 read[0] = max(hi, max(b[2] for b in blocks))
+                read[3] = min(lo, min(b[1] for b in blocks))
             read.append((blocks, not where))
         if where:
             return regraded(issue, f"in {where} (decoration)", impact="decoration", region=where)
@@ -308,26 +313,52 @@ class _Kept:
     """One validation's grading, kept on its document version for the next
     (see the module documentation)."""
 
-    __slots__ = ("key", "views", "by_id")
+    __slots__ = ("key", "views", "by_id", "_by_cut")
 
     def __init__(self, key: tuple, views: list, by_id: dict) -> None:
+        self._by_cut: dict | None = None
         #: what every verdict shares: the settings that grade, the document's
         #: kind and path (licence files), whether any chunks overlap
         self.key = key
         #: the chunks (start, end, position) in order of start
         self.views = views
-        #: id(issue) -> (issue, graded issue, hi, first, blocks)
+        #: id(issue) -> (issue, graded issue, hi, first, end, lo, blocks)
         self.by_id = by_id
 
+    def by_cut(self) -> dict:
+        """(code, cut) -> the entry of :attr:`by_id` (made when first asked;
+        two threads make equal ones)."""
+        index = self._by_cut
+        if index is None:
+            index = {(e[0].code, e[0].cut): e for e in self.by_id.values()}
+            self._by_cut = index
+        return index
 
-def _previous(doc: Any, key: tuple) -> tuple[_Kept | None, int]:
+
+def _previous(doc: Any, key: tuple) -> tuple[_Kept | None, int, int, int]:
     """The grading kept by ``doc``'s nearest ancestor with one of ``key``,
-    and the offset before which the two texts are the same."""
-    for ancestor, start, _end, _n in doc.lineage():
+    and the edit from that ancestor's text to this one: ``[start, end)``
+    replaced by ``inserted`` characters."""
+    for ancestor, start, end, inserted in doc.lineage():
         kept = ancestor.memoised("impact-grading")
         if kept is not None:
-            return (kept, start) if kept.key == key else (None, 0)
-    return None, 0
+            return (kept, start, end, inserted) if kept.key == key else (None, 0, 0, 0)
+    return None, 0, 0, 0
+
+
+def _moved_views(views: list, old: list, delta: int) -> tuple[int, int, int]:
+    """``(j, reach, old_reach)``: the chunks from ``views[j]`` on are the
+    last ones of ``old`` moved by ``delta`` (same numbers, spans ``delta``
+    further on); ``reach`` and ``old_reach`` the furthest end of the chunks
+    before those in either list (-1: none)."""
+    j, i = len(views), len(old)
+    while j > 0 and i > 0:
+        a, b = views[j - 1], old[i - 1]
+        if a[2] != b[2] or a[0] != b[0] + delta or a[1] != b[1] + delta:
+            break
+        j -= 1
+        i -= 1
+    return (j, max((v[1] for v in views[:j]), default=-1), max((v[1] for v in old[:i]), default=-1))
 
 
 def _chunk_limit(views: list, old: list) -> float:
@@ -344,6 +375,53 @@ def _chunk_limit(views: list, old: list) -> float:
     return limit
 
 
+def _same_blocks(ctx: Context, issue: Issue, asked: tuple | None, delta: int) -> bool:
+    """Whether the blocks around ``issue``'s cut are those a kept verdict
+    judged (``asked``, see :func:`_grade_one`), ``delta`` characters further
+    on: the same (kind, start, end) from the outermost in, all of them when
+    none was decoration. None: the verdict asked for none."""
+    if asked is None:
+        return True
+    blocks, whole = asked
+    at = _decoration_at(issue)
+    now = [] if at is None else ctx.structure.strictly_containing(at)
+    if len(now) < len(blocks) or (whole and len(now) != len(blocks)):
+        return False
+    return all(b.kind == k and b.start == a + delta and b.end == e + delta
+               for b, (k, a, e) in zip(now, blocks))
+
+
+def _moved_issue(old: Issue, new: Issue, delta: int) -> bool:
+    """Whether ``new`` is ``old`` moved ``delta`` characters on, in all a
+    grading reads of an issue: rule, severity, cut, unit, and the offsets
+    in ``data`` it reads (an HTML block's element, a heading's body)."""
+    if old.code != new.code or old.severity != new.severity or old.cut + delta != new.cut:
+        return False
+    u, v = old.unit, new.unit
+    if (u is None) != (v is None) or (u is not None and (u[0] + delta != v[0] or u[1] + delta != v[1])):
+        return False
+    a, b = old.data or {}, new.data or {}
+    for name in ("element", "body"):
+        x, y = a.get(name), b.get(name)
+        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            if any(type(p) is not int or p + delta != q for p, q in zip(x, y)):
+                return False
+        elif isinstance(x, int) and isinstance(y, int):
+            if x + delta != y:
+                return False
+        elif x is not None or y is not None:
+            return False
+    return True
+
+
+def _graded_as(issue: Issue, old: Issue, graded: Issue) -> Issue:
+    """``issue`` graded as ``old`` was (``graded``)."""
+    if graded is old:
+        return issue
+    extra = {k: graded.data[k] for k in ("impact", "whole_in", "region") if k in graded.data}
+    return regraded(issue, graded._message.why, **extra)
+
+
 def grade(ctx: Context, issues: list[Issue], *, keep: bool = False) -> list[Issue]:
     """``issues`` with each loud cut issue that loses no content re-graded
     (see the module documentation). ``keep``: the grading is kept on the
@@ -358,7 +436,8 @@ def grade(ctx: Context, issues: list[Issue], *, keep: bool = False) -> list[Issu
     holders = None
     previous = None
     limit: float = 0
-    edited = 0
+    edited = edit_end = delta = 0
+    moved = None
     by_id: dict[int, tuple] = {}
     out = []
     for issue in issues:
@@ -371,34 +450,48 @@ def grade(ctx: Context, issues: list[Issue], *, keep: bool = False) -> list[Issu
             key = (loud_overlap, loud_decoration, ctx.doc.kind, getattr(ctx.doc, "path", None),
                    holders.overlap)
             if keep:
-                previous, edited = _previous(ctx.doc, key)
+                previous, edited, edit_end, inserted = _previous(ctx.doc, key)
                 if previous is not None:
                     limit = _chunk_limit(views, previous.views)
+                    delta = inserted - (edit_end - edited)
         if previous is not None:
             was = previous.by_id.get(id(issue))
-            if was is not None and was[0] is issue and was[2] <= edited and (
-                    was[3] is None or was[3] < limit):
-                asked = was[4]
-                if asked is not None:
-                    blocks, whole = asked
-                    at = _decoration_at(issue)
-                    now = [] if at is None else ctx.structure.strictly_containing(at)
-                    if whole and len(now) != len(blocks):
-                        asked = False
-                    else:
-                        asked = len(now) >= len(blocks) and all(
-                            (b.kind, b.start, b.end) == old for b, old in zip(now, blocks))
-                if asked is None or asked:
+            if was is not None and was[0] is issue:
+                # the same issue (a cut before the edit): the same grading when the
+                # edit is past the text it read, the chunks that may hold its unit
+                # are the same and so are the blocks around its cut
+                if (was[2] <= edited and (was[3] is None or was[3] < limit)
+                        and _same_blocks(ctx, issue, was[6], 0)):
                     graded = was[1]
                     if graded is not issue:
                         graded._text = ctx.text  # (its message reads this text: the same there)
                     by_id[id(issue)] = was
                     out.append(graded)
                     continue
+            elif issue.cut >= edited + delta + (edit_end - edited):
+                # an issue moved by the edit (a cut past it): the grading of the
+                # same issue there, moved, when what it read is past the edit too
+                if moved is None:
+                    moved = _moved_views(views, previous.views, delta)
+                was = previous.by_cut().get((issue.code, issue.cut - delta))
+                # (a chunk may hold its unit in either version only among the
+                # chunks that are the same, moved: those before them end too soon)
+                if (was is not None and was[5] >= edit_end and _moved_issue(was[0], issue, delta)
+                        and (was[3] is None or (moved[1] < was[4] + delta and moved[2] < was[4]))
+                        and _same_blocks(ctx, issue, was[6], delta)):
+                    graded = _graded_as(issue, was[0], was[1])
+                    stamp = (issue, graded, was[2] + delta, None if was[3] is None else was[3] + delta,
+                             None if was[4] is None else was[4] + delta, was[5] + delta,
+                             None if was[6] is None else (
+                                 [(k, a + delta, b + delta) for k, a, b in was[6][0]], was[6][1]))
+                    if keep:
+                        by_id[id(issue)] = stamp
+                    out.append(graded)
+                    continue
         read: list = []
         graded = _grade_one(ctx, issue, holders, loud_overlap, loud_decoration, read)
         if keep:
-            by_id[id(issue)] = (issue, graded, read[0], read[1], read[2] if len(read) > 2 else None)
+            by_id[id(issue)] = (issue, graded, *read[:4], read[4] if len(read) > 4 else None)
         out.append(graded)
     if keep and holders is not None:
         kept = _Kept(key, views, by_id)
