@@ -38,8 +38,13 @@ next version grades the same issue object again only when the edit reached
 into that text, a chunk starting at or before that start changed, or the
 blocks around its cut are others; else it hands out the very graded issue of
 the last version (no new object, so the server sees the diagnostic unchanged
-by identity). ``tests/test_incremental_impact.py`` checks kept == fresh over random
-edits.
+by identity). An issue past the edit, which the cut judgements move (a new
+object, the same issue ``delta`` characters on), takes the verdict the same
+issue had, moved, when all the text it read is past the edit, the blocks
+around its cut are the same ones moved, and the chunks that may hold its unit
+are the last version's moved (those before them end before the unit does in
+both versions). ``tests/test_incremental_impact.py`` checks kept == fresh
+over random edits.
 """
 
 from __future__ import annotations
