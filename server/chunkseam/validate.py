@@ -250,7 +250,8 @@ def _validate(doc: Document | str, chunks: Iterable[Any] | None, settings: Setti
     if "CS304" in enabled:
         issues.extend(uncovered(ctx, claimed))
     # what each cut costs: a unit whole in another chunk, or decoration, is info
-    issues = grade(ctx, issues)
+    # (kept for the next version when the issues are shared with it: see grade)
+    issues = grade(ctx, issues, keep=share)
 
     from .checks.suppress import apply
 

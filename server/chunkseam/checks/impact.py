@@ -27,6 +27,24 @@ Runs after the cut judgements (which are cached by their neighbourhood, see
 :mod:`chunkseam.validate`) on the issues of one validation, so both read the
 same chunks; it never changes an issue it is given (the cache may hold it):
 a re-graded issue is a new one.
+
+Across versions (``keep=True``, the language server, whose validations hand
+the very issue objects of one version to the next for the cuts before an
+edit): each issue's grading is kept on the document version with what its
+verdict read — how far into the text (the unit, the marks after it, the
+blocks around the cut), the start of the part a chunk must hold (every chunk
+starting at or before it), and the blocks around the cut (kind and span). The
+next version grades the same issue object again only when the edit reached
+into that text, a chunk starting at or before that start changed, or the
+blocks around its cut are others; else it hands out the very graded issue of
+the last version (no new object, so the server sees the diagnostic unchanged
+by identity). An issue past the edit, which the cut judgements move (a new
+object, the same issue ``delta`` characters on), takes the verdict the same
+issue had, moved, when all the text it read is past the edit, the blocks
+around its cut are the same ones moved, and the chunks that may hold its unit
+are the last version's moved (those before them end before the unit does in
+both versions). ``tests/test_incremental_impact.py`` checks kept == fresh
+over random edits.
 """
 
 from __future__ import annotations
@@ -64,6 +82,20 @@ class Because:
         text = base if type(base) is str else base(issue)
         return f"{text} — {self.why}"
 
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is a message equal to this one, known without
+        writing either: the same reason after the same base message (see
+        :meth:`chunkseam.issue.Issue.same_message`)."""
+        if other is self:
+            return True
+        if type(other) is not Because or other.why != self.why:
+            return False
+        a, b = self.base, other.base
+        if type(a) is str:
+            return type(b) is str and a == b
+        same = getattr(a, "same", None)
+        return bool(same is not None and same(b))
+
 
 def quieter(severity: str) -> str:
     """``info``, or ``severity`` when that is quieter already."""
@@ -89,7 +121,11 @@ class _Holders:
     running maximum of their ends (a lookup is a bisection)."""
 
     def __init__(self, views: list) -> None:
-        self.views = sorted(views, key=lambda v: (v.start, v.end))
+        if all((views[k - 1].start, views[k - 1].end) <= (views[k].start, views[k].end)
+               for k in range(1, len(views))):
+            self.views = views  # (a validation's chunks come sorted by start)
+        else:
+            self.views = sorted(views, key=lambda v: (v.start, v.end))
         self.starts = [v.start for v in self.views]
         self.reach = []
         top = -1
@@ -251,8 +287,11 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
     return self_describing(text, rows)
 
 
-def _decoration(ctx: Context, issue: Issue) -> str:
-    """The decoration the issue's cut falls in ("" for content)."""
+def _decoration(ctx: Context, issue: Issue, read: list | None = None) -> str:
+    """The decoration the issue's cut falls in ("" for content). With
+    ``read``, what was read is appended to it: when the blocks around the cut
+    are asked for, None, then those whose text was judged (``(kind, start,
+    end)``, outermost first)."""
     whole = ctx.__dict__.get("_licence_file")
     if whole is None:  # (asked once per validation)
         whole = ctx.__dict__["_licence_file"] = licence_file(getattr(ctx.doc, "path", None))
@@ -260,17 +299,18 @@ def _decoration(ctx: Context, issue: Issue) -> str:
         return "licence text"
     if ctx.doc.kind not in ("markdown", "text"):
         return ""
-    at = issue.cut
-    if issue.code == "CS007":  # the heading's body is what the cut separates it from
-        body = (issue.data or {}).get("body")
-        at = body + 1 if isinstance(body, int) else at
+    at = _decoration_at(issue)
     if at is None:
         return ""
+    if read is not None:
+        read.append(None)  # (the blocks around the cut are asked for)
     st = ctx.structure
     text = ctx.text
     seen = ctx.__dict__.setdefault("_regions", {})  # each block judged once per validation
     for b in st.strictly_containing(at):
         key = (b.kind, b.start, b.end)
+        if read is not None:
+            read.append(key)
         got = seen.get(key)
         if got is None:
             got = seen[key] = region(b.kind, text[b.start : b.end])
@@ -279,50 +319,270 @@ def _decoration(ctx: Context, issue: Issue) -> str:
     return ""
 
 
-def grade(ctx: Context, issues: list[Issue]) -> list[Issue]:
-    """``issues`` with each loud cut issue that loses no content re-graded
+def _decoration_at(issue: Issue) -> int | None:
+    """Where :func:`_decoration` looks for the blocks around an issue's cut."""
+    at = issue.cut
+    if issue.code == "CS007":  # the heading's body is what the cut separates it from
+        body = (issue.data or {}).get("body")
+        at = body + 1 if isinstance(body, int) else at
+    return at
+
+
+def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overlap: bool,
+               loud_decoration: bool, read: list) -> Issue:
+    """``issue`` graded (itself when it keeps its severity). What the verdict
+    read is appended to ``read``: ``[hi, first, end, lo, blocks]`` — the
+    text is read in ``[lo, hi)`` only, the chunks starting at or before
+    ``first`` only, to find one that ends at or after ``end`` (both None: no
+    chunk read), and when the blocks around the cut were asked for
+    (decoration), ``(blocks, all)``: those judged (``(kind, start, end)``,
+    outermost first) and whether they were all the blocks there (none was
+    decoration)."""
+    text = ctx.text
+    hi = issue.cut + 1
+    lo = issue.cut
+    first = end = None
+    unit = issue.unit
+    if unit is not None:
+        hi = max(hi, unit[1] + 41)  # (the junk test reads up to 41 characters past the unit)
+        lo = min(lo, text.rfind("\n", 0, unit[0]) + 1)  # (and back to the line's start)
+    if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
+        u = _unit(issue) if holders.overlap else None
+        if u is not None:
+            s, e = core(text, issue.code, u)
+            hi = max(hi, u[1], e)
+            lo = min(lo, u[0], s)
+            first, end = s, e
+            k = holders.holder(s, e)
+            if k is not None:
+                read += (hi, first, end, lo)
+                what = _UNIT.get(issue.code, "unit")
+                return regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
+                                impact="whole-elsewhere", whole_in=k)
+    if not loud_overlap and issue.code == "CS004":
+        # the verdict reads the table's text and rows, and the chunks that start at
+        # the cut or hold the row it falls in: kept with it whichever way it goes
+        c = issue.cut
+        around = ctx.structure.strictly_containing(c)
+        table = next((b for b in around if b.kind == "table"), None)
+        if table is not None:
+            lo = min(lo, text.rfind("\n", 0, max(0, table.start - 1)) + 1)
+            nxt = text.find("\n", table.end + 1)
+            hi = max(hi, len(text) if nxt < 0 else nxt + 1)
+            first = c if first is None else max(first, c)
+            end = c if end is None else min(end, c)
+            if _header_only(ctx, issue, holders):
+                read += (hi, first, end, lo)
+                read.append(([(b.kind, b.start, b.end) for b in around], True))
+                return regraded(issue, "its rows name what they describe: they read the same "
+                                       "without the header", impact="self-describing")
+    if not loud_overlap and issue.code in _JUNK_RULES:
+        junk = junk_side(text, issue)
+        if junk:
+            read += (hi, first, end, lo)
+            what = _UNIT.get(issue.code, "unit")
+            return regraded(issue, f"only \u201c{junk}\u201d of the {what} is on one side of the cut",
+                            impact="whole-elsewhere")
+    read += (hi, first, end, lo)
+    if not loud_decoration:
+        blocks: list = []
+        where = _decoration(ctx, issue, blocks)
+        if blocks:  # the blocks judged, and whether they were all there were (no region found)
+            blocks = blocks[1:]
+            if blocks:
+                read[0] = max(hi, max(b[2] for b in blocks))
+                read[3] = min(lo, min(b[1] for b in blocks))
+            read.append((blocks, not where))
+        if where:
+            return regraded(issue, f"in {where} (decoration)", impact="decoration", region=where)
+    return issue
+
+
+class _Kept:
+    """One validation's grading, kept on its document version for the next
     (see the module documentation)."""
+
+    __slots__ = ("key", "views", "by_id", "_by_cut")
+
+    def __init__(self, key: tuple, views: list, by_id: dict) -> None:
+        self._by_cut: dict | None = None
+        #: what every verdict shares: the settings that grade, the document's
+        #: kind and path (licence files), whether any chunks overlap
+        self.key = key
+        #: the chunks (start, end, position) in order of start
+        self.views = views
+        #: id(issue) -> (issue, graded issue, hi, first, end, lo, blocks)
+        self.by_id = by_id
+
+    def by_cut(self) -> dict:
+        """(code, cut) -> the entry of :attr:`by_id` (made when first asked;
+        two threads make equal ones)."""
+        index = self._by_cut
+        if index is None:
+            index = {(e[0].code, e[0].cut): e for e in self.by_id.values()}
+            self._by_cut = index
+        return index
+
+
+def _previous(doc: Any, key: tuple) -> tuple[_Kept | None, int, int, int]:
+    """The grading kept by ``doc``'s nearest ancestor with one of ``key``,
+    and the edit from that ancestor's text to this one: ``[start, end)``
+    replaced by ``inserted`` characters."""
+    for ancestor, start, end, inserted in doc.lineage():
+        kept = ancestor.memoised("impact-grading")
+        if kept is not None:
+            return (kept, start, end, inserted) if kept.key == key else (None, 0, 0, 0)
+    return None, 0, 0, 0
+
+
+def _moved_views(views: list, old: list, delta: int) -> tuple[int, int, int]:
+    """``(j, reach, old_reach)``: the chunks from ``views[j]`` on are the
+    last ones of ``old`` moved by ``delta`` (same numbers, spans ``delta``
+    further on); ``reach`` and ``old_reach`` the furthest end of the chunks
+    before those in either list (-1: none)."""
+    j, i = len(views), len(old)
+    while j > 0 and i > 0:
+        a, b = views[j - 1], old[i - 1]
+        if a[2] != b[2] or a[0] != b[0] + delta or a[1] != b[1] + delta:
+            break
+        j -= 1
+        i -= 1
+    return (j, max((v[1] for v in views[:j]), default=-1), max((v[1] for v in old[:i]), default=-1))
+
+
+def _chunk_limit(views: list, old: list) -> float:
+    """The start below which every chunk that starts there is the same in both
+    lists (same span, same number)."""
+    k, n = 0, min(len(views), len(old))
+    while k < n and views[k] == old[k]:
+        k += 1
+    limit = float("inf")
+    if k < len(views):
+        limit = views[k][0]
+    if k < len(old):
+        limit = min(limit, old[k][0])
+    return limit
+
+
+def _same_blocks(ctx: Context, issue: Issue, asked: tuple | None, delta: int) -> bool:
+    """Whether the blocks around ``issue``'s cut are those a kept verdict
+    judged (``asked``, see :func:`_grade_one`), ``delta`` characters further
+    on: the same (kind, start, end) from the outermost in, all of them when
+    none was decoration. None: the verdict asked for none."""
+    if asked is None:
+        return True
+    blocks, whole = asked
+    at = _decoration_at(issue)
+    now = [] if at is None else ctx.structure.strictly_containing(at)
+    if len(now) < len(blocks) or (whole and len(now) != len(blocks)):
+        return False
+    return all(b.kind == k and b.start == a + delta and b.end == e + delta
+               for b, (k, a, e) in zip(now, blocks))
+
+
+def _moved_issue(old: Issue, new: Issue, delta: int) -> bool:
+    """Whether ``new`` is ``old`` moved ``delta`` characters on, in all a
+    grading reads of an issue: rule, severity, cut, unit, and the offsets
+    in ``data`` it reads (an HTML block's element, a heading's body)."""
+    if old.code != new.code or old.severity != new.severity or old.cut + delta != new.cut:
+        return False
+    u, v = old.unit, new.unit
+    if (u is None) != (v is None) or (u is not None and (u[0] + delta != v[0] or u[1] + delta != v[1])):
+        return False
+    a, b = old.data or {}, new.data or {}
+    for name in ("element", "body"):
+        x, y = a.get(name), b.get(name)
+        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            if any(type(p) is not int or p + delta != q for p, q in zip(x, y)):
+                return False
+        elif isinstance(x, int) and isinstance(y, int):
+            if x + delta != y:
+                return False
+        elif x is not None or y is not None:
+            return False
+    return True
+
+
+def _graded_as(issue: Issue, old: Issue, graded: Issue) -> Issue:
+    """``issue`` graded as ``old`` was (``graded``)."""
+    if graded is old:
+        return issue
+    extra = {k: graded.data[k] for k in ("impact", "whole_in", "region") if k in graded.data}
+    return regraded(issue, graded._message.why, **extra)
+
+
+def grade(ctx: Context, issues: list[Issue], *, keep: bool = False) -> list[Issue]:
+    """``issues`` with each loud cut issue that loses no content re-graded
+    (see the module documentation). ``keep``: the grading is kept on the
+    document for its next version, whose validation hands it the same issue
+    objects where nothing they were graded from changed (the language
+    server's)."""
     settings = ctx.settings
     loud_overlap = bool(getattr(settings, "loud_overlap", False))
     loud_decoration = bool(getattr(settings, "loud_decoration", False))
     if loud_overlap and loud_decoration:
         return issues
     holders = None
+    previous = None
+    limit: float = 0
+    edited = edit_end = delta = 0
+    moved = None
+    by_id: dict[int, tuple] = {}
     out = []
     for issue in issues:
         if issue.code not in CUT_RULES or issue.severity not in _LOUD or issue.cut is None:
             out.append(issue)
             continue
-        if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
-            if holders is None:
-                holders = _Holders(ctx.chunks)
-            unit = _unit(issue) if holders.overlap else None
-            if unit is not None:
-                k = holders.holder(*core(ctx.text, issue.code, unit))
-                if k is not None and k not in (None,):
-                    what = _UNIT.get(issue.code, "unit")
-                    out.append(regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
-                                        impact="whole-elsewhere", whole_in=k))
+        if holders is None:
+            holders = _Holders(ctx.chunks)
+            views = [(v.start, v.end, v.position) for v in holders.views]
+            key = (loud_overlap, loud_decoration, ctx.doc.kind, getattr(ctx.doc, "path", None),
+                   holders.overlap)
+            if keep:
+                previous, edited, edit_end, inserted = _previous(ctx.doc, key)
+                if previous is not None:
+                    limit = _chunk_limit(views, previous.views)
+                    delta = inserted - (edit_end - edited)
+        if previous is not None:
+            was = previous.by_id.get(id(issue))
+            if was is not None and was[0] is issue:
+                # the same issue (a cut before the edit): the same grading when the
+                # edit is past the text it read, the chunks that may hold its unit
+                # are the same and so are the blocks around its cut
+                if (was[2] <= edited and (was[3] is None or was[3] < limit)
+                        and _same_blocks(ctx, issue, was[6], 0)):
+                    graded = was[1]
+                    if graded is not issue:
+                        graded._text = ctx.text  # (its message reads this text: the same there)
+                    by_id[id(issue)] = was
+                    out.append(graded)
                     continue
-        if not loud_overlap and issue.code == "CS004":
-            if holders is None:
-                holders = _Holders(ctx.chunks)
-            if _header_only(ctx, issue, holders):
-                out.append(regraded(issue, "its rows name what they describe: they read the same "
-                                           "without the header", impact="self-describing"))
-                continue
-        if not loud_overlap and issue.code in _JUNK_RULES:
-            junk = junk_side(ctx.text, issue)
-            if junk:
-                what = _UNIT.get(issue.code, "unit")
-                out.append(regraded(issue, f"only \u201c{junk}\u201d of the {what} is on one side of the cut",
-                                    impact="whole-elsewhere"))
-                continue
-        if not loud_decoration:
-            where = _decoration(ctx, issue)
-            if where:
-                out.append(regraded(issue, f"in {where} (decoration)", impact="decoration",
-                                    region=where))
-                continue
-        out.append(issue)
+            elif issue.cut >= edited + delta + (edit_end - edited):
+                # an issue moved by the edit (a cut past it): the grading of the
+                # same issue there, moved, when what it read is past the edit too
+                if moved is None:
+                    moved = _moved_views(views, previous.views, delta)
+                was = previous.by_cut().get((issue.code, issue.cut - delta))
+                # (a chunk may hold its unit in either version only among the
+                # chunks that are the same, moved: those before them end too soon)
+                if (was is not None and was[5] >= edit_end and _moved_issue(was[0], issue, delta)
+                        and (was[3] is None or (moved[1] < was[4] + delta and moved[2] < was[4]))
+                        and _same_blocks(ctx, issue, was[6], delta)):
+                    graded = _graded_as(issue, was[0], was[1])
+                    stamp = (issue, graded, was[2] + delta, None if was[3] is None else was[3] + delta,
+                             None if was[4] is None else was[4] + delta, was[5] + delta,
+                             None if was[6] is None else (
+                                 [(k, a + delta, b + delta) for k, a, b in was[6][0]], was[6][1]))
+                    if keep:
+                        by_id[id(issue)] = stamp
+                    out.append(graded)
+                    continue
+        read: list = []
+        graded = _grade_one(ctx, issue, holders, loud_overlap, loud_decoration, read)
+        if keep:
+            by_id[id(issue)] = (issue, graded, *read[:4], read[4] if len(read) > 4 else None)
+        out.append(graded)
+    if keep and holders is not None:
+        kept = _Kept(key, views, by_id)
+        ctx.doc.memo("impact-grading", lambda: kept)
     return out
