@@ -178,6 +178,14 @@ def test_self_describing_rows_cut_between_rows_are_info_and_rows_of_figures_stay
     cut2 = after(TIMINGS, "| 0.8 | 64 |\n")
     [j] = at(issues(TIMINGS, cut_at(TIMINGS, cut2)), "CS004", cut2)
     assert j.severity in LOUD
+    # a short value beside the prose (a status code, a yes/no): only the header says what it is
+    codes = ("# Errors\n\n| Code | HTTP | Retry | Meaning |\n|---|---|---|---|\n"
+             "| `card_declined` | 402 | no | The bank declined the card; ask for another one. |\n"
+             "| `rate_limited` | 429 | yes | Too many requests; wait before you send again. |\n"
+             "| `internal_error` | 500 | yes | Something failed on our side; retry it later. |\n\nDone.\n")
+    cut3 = after(codes, "ask for another one. |\n")
+    [k] = at(issues(codes, cut_at(codes, cut3)), "CS004", cut3)
+    assert k.severity in LOUD
 
 
 def test_a_self_describing_row_whole_in_the_next_chunk_is_info_but_a_chunk_opening_with_its_tail_is_loud():

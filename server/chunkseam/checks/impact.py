@@ -244,9 +244,11 @@ def _cells(row: str) -> list[str]:
 
 def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
     """Whether every body row of a table names what it describes: a short
-    first cell (a name, a code span, a link) and a cell of prose (three words
-    or more, images and link targets left out). Such rows read the same
-    without the header ("Name | Description"); rows of figures do not."""
+    first cell (a name, a code span, a link) and cells of prose (three words
+    or more, images and link targets left out; empty and image-only cells aside). Such rows
+    read the same without the header ("Name | Description"); rows of figures
+    do not, nor rows with a short value beside the prose (`| E42 | 402 | no |
+    The card was declined. |`: what "402" and "no" are, only the header says)."""
     body = rows[1:]
     if not body:
         return False
@@ -255,9 +257,10 @@ def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
         if len(cells) < 2:
             return False
         name = len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", cells[0]))))
-        prose = max(len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", c)))) for c in cells[1:])
+        words = [n for n in (len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", c)))) for c in cells[1:])
+                 if n]  # (empty cells and image-only ones — a badge carries its own label — aside)
         linked = "](" in cells[0] or "][" in cells[0] or "<a " in cells[0]  # (a linked logo names it too)
-        if not (1 <= name <= 6 or (name == 0 and linked)) or prose < 3:
+        if not (1 <= name <= 6 or (name == 0 and linked)) or not words or min(words) < 3:
             return False
     return True
 
