@@ -112,8 +112,8 @@ DOCS = HELDOUT / "docs"
 ITEMS = HELDOUT / "items.jsonl"
 POPULATION = HELDOUT / "population.jsonl"
 
-from chunkseam.document import load  # noqa: E402
-from chunkseam.settings import Settings  # noqa: E402
+from chunkseam.document.text import load  # noqa: E402
+from chunkseam.core.settings import Settings  # noqa: E402
 
 CONFIGS = {
     "default": Settings(),
@@ -168,8 +168,8 @@ def settings_of(setting: str) -> Settings:
 def run(root: str, path: str, setting: str):
     """(text, chunks, issues) of ``root/path`` under ``setting``: the pipeline
     ``chunkseam lint`` runs (make_chunks, then validate)."""
-    from chunkseam.analysis import make_chunks, sizer_for
-    from chunkseam.validate import validate
+    from chunkseam.engine.analysis import make_chunks, sizer_for
+    from chunkseam.engine.validate import validate
 
     doc = load(str(Path(root) / path))
     s = settings_of(setting)

@@ -25,8 +25,8 @@ import random
 from pathlib import Path
 
 from chunkseam import chunkers
-from chunkseam.document import Document as D
-from chunkseam.tokens import get_encoding, get_sizer
+from chunkseam.document.text import Document as D
+from chunkseam.tokens.tiktoken import get_encoding, get_sizer
 
 S = get_sizer("tokens", "cl100k_base")
 enc = get_encoding("cl100k_base")

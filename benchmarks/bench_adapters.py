@@ -45,8 +45,7 @@ def load(n: int) -> list[str]:
 
 
 def fresh_sizer():
-    from chunkseam import tokens
-
+    from chunkseam.tokens import tiktoken as tokens
     tokens._sizers.clear()  # a new sizer: an empty count cache
     return tokens.get_sizer("tokens", "cl100k_base")
 
@@ -205,7 +204,7 @@ def main() -> None:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "server"))
     from chunkseam import chunkers
-    from chunkseam.document import Document
+    from chunkseam.document.text import Document
 
     texts = load(args.files)
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
@@ -235,7 +234,7 @@ def main() -> None:
                         size=size, unit=unit):
             sizer = fresh_sizer()  # the adapter builds its splitter anew for a new sizer
             if unit == "chars":
-                from chunkseam.tokens import get_sizer
+                from chunkseam.tokens.tiktoken import get_sizer
 
                 sizer = get_sizer("chars")
             return [adapter.chunk(d, sizer, size=size, overlap=overlap, **options) for d in docs]

@@ -58,8 +58,8 @@ def cold() -> None:
     from chunkseam.chunkers import markdown, recursive
 
     # the modules (chunkseam/__init__ exports functions named like some of them)
-    sentences = importlib.import_module("chunkseam.sentences")
-    structure = importlib.import_module("chunkseam.structure")
+    sentences = importlib.import_module("chunkseam.structure.sentences")
+    structure = importlib.import_module("chunkseam.structure.markdown")
     sentences.clear_caches()
     recursive.clear_caches()
     markdown.clear_caches()  # section chunks (also keyed by sizer, which is fresh anyway)
@@ -76,9 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
-    from chunkseam import tokens
+    from chunkseam.tokens import tiktoken as tokens
     from chunkseam.chunkers import get, names
-    from chunkseam.document import Document
+    from chunkseam.document.text import Document
 
     texts = load_corpus()
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6

@@ -77,7 +77,7 @@ def main() -> int:
 
     from chunkseam.evaluation.questions import Corpus, load
     from chunkseam.evaluation.run import evaluate
-    from chunkseam.settings import Settings
+    from chunkseam.core.settings import Settings
 
     corpus = Corpus(CORPUS)
     questions = load(QUESTIONS, corpus)
@@ -86,7 +86,7 @@ def main() -> int:
                for size in sizes for name, chunker, opts in SPLITTERS]
     mapper = None
     if args.jobs > 1:
-        from chunkseam.parallel import Runner
+        from chunkseam.lint.parallel import Runner
 
         runner = Runner(args.jobs)
         mapper = lambda f, items: runner.map(f, items)  # noqa: E731

@@ -6,8 +6,8 @@ at 256 cl100k tokens) and print MB/s (UTF-8 megabytes of input per CPU second
 of this single-threaded process). In the same run, the floor: the kind's
 parser alone plus tiktoken encode of the same text — markdown-it-py
 (commonmark + table + front matter) for Markdown, the same with the MDX rules
-of ``chunkseam.mdx`` for MDX, docutils' reStructuredText parser (with the
-safe settings of ``chunkseam.rst``) for reStructuredText, ``json.loads`` of the
+of ``chunkseam.structure.mdx`` for MDX, docutils' reStructuredText parser (with the
+safe settings of ``chunkseam.structure.rst``) for reStructuredText, ``json.loads`` of the
 file and markdown-it on its view for Jupyter notebooks, the tree-sitter parse of
 the language for code — and the ratio strategy / floor (target >= 0.5x).
 
@@ -41,8 +41,8 @@ def cold() -> None:
 
     from chunkseam.chunkers import markdown
 
-    importlib.import_module("chunkseam.sentences").clear_caches()
-    importlib.import_module("chunkseam.structure")._SEGMENTS.clear()
+    importlib.import_module("chunkseam.structure.sentences").clear_caches()
+    importlib.import_module("chunkseam.structure.markdown")._SEGMENTS.clear()
     markdown.clear_caches()
 
 
@@ -66,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes per measurement (best kept)")
     args = parser.parse_args(argv)
 
-    from chunkseam import tokens
+    from chunkseam.tokens import tiktoken as tokens
     from chunkseam.chunkers import get
-    from chunkseam.document import Document
-    from chunkseam.mdx import mdx_plugin
+    from chunkseam.document.text import Document
+    from chunkseam.structure.mdx import mdx_plugin
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -78,10 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         "markdown": MarkdownIt("commonmark").enable("table").use(front_matter_plugin),
         "mdx": MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(mdx_plugin),
     }
-    class _Docutils:  # the reStructuredText floor: docutils' parse, as chunkseam.rst runs it
+    class _Docutils:  # the reStructuredText floor: docutils' parse, as chunkseam.structure.rst runs it
         @staticmethod
         def parse(text: str) -> None:
-            from chunkseam.rst import _docutils_tree
+            from chunkseam.structure.rst import _docutils_tree
 
             _docutils_tree(text)
 
@@ -118,14 +118,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def notebook_row(repeat: int, encoding, md, strategy) -> None:
-    """Jupyter notebooks (notebooks/**/*.ipynb): the view of :mod:`chunkseam.notebook`
+    """Jupyter notebooks (notebooks/**/*.ipynb): the view of :mod:`chunkseam.document.notebook`
     read from the file's JSON and chunked by the ``markdown`` strategy, beside the
     floor of ``json.loads`` of the file plus markdown-it and tiktoken on the view
     (the view itself built before the floor is timed). MB are the .ipynb files' bytes."""
     import json
 
-    from chunkseam import tokens
-    from chunkseam.notebook import read_document
+    from chunkseam.tokens import tiktoken as tokens
+    from chunkseam.document.notebook import read_document
 
     files = sorted(CORPUS.glob("notebooks/**/*.ipynb"))
     if not files:
@@ -159,9 +159,10 @@ CODE_KINDS = {"ts": ("code/ts/**/*.ts", "ts"), "go": ("code/go/**/*.go", "go"),
 def code_rows(repeat: int, encoding) -> None:
     """A row per code language: the ``code`` strategy at SIZE tokens beside the
     floor of tree-sitter parsing the file plus tiktoken encoding it."""
-    from chunkseam import tokens, tsstructure
+    from chunkseam.tokens import tiktoken as tokens
+    from chunkseam.structure import treesitter as tsstructure
     from chunkseam.chunkers import get
-    from chunkseam.document import Document
+    from chunkseam.document.text import Document
 
     strategy = get("code")
     for kind, (pattern, lang) in CODE_KINDS.items():

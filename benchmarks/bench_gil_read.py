@@ -27,9 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_lsp import corpus_files, make_document
-from chunkseam.analysis import analyze
-from chunkseam.config import resolve
-from chunkseam.document import Document
+from chunkseam.engine.analysis import analyze
+from chunkseam.config.loader import resolve
+from chunkseam.document.text import Document
 from chunkseam.lsp import wire
 from chunkseam.lsp.server import SWITCH_INTERVAL
 

@@ -7,7 +7,7 @@ least 0.5x the floor's speed.
 
     python benchmarks/bench_lint.py [--corpus DIR] [--repeat N]
 
-The lint runs are real command lines (`python -m chunkseam.cli lint …`), so
+The lint runs are real command lines (`python -m chunkseam.cli.app lint …`), so
 their time includes interpreter start-up and imports (printed separately as
 `startup`, the time of `chunkseam --version`).
 """
@@ -40,7 +40,7 @@ def wall(cmd: list[str], repeat: int) -> float:
 def floor(files: list[Path], repeat: int) -> float:
     from markdown_it import MarkdownIt
 
-    from chunkseam.tokens import get_encoding
+    from chunkseam.tokens.tiktoken import get_encoding
 
     texts = [f.read_text(encoding="utf-8") for f in files]
     md = MarkdownIt("commonmark").enable("table")
@@ -65,7 +65,7 @@ def main() -> None:
         raise SystemExit(f"no Markdown files under {args.corpus}")
     mb = sum(f.stat().st_size for f in files) / 1e6
     cores = os.cpu_count() or 1
-    base = [sys.executable, "-m", "chunkseam.cli"]
+    base = [sys.executable, "-m", "chunkseam.cli.app"]
     lint = [*base, "lint", str(args.corpus), "--chunker", "recursive", "--size", "256", "--format", "json",
             "-o", os.devnull]
     startup = wall([*base, "--version"], args.repeat)

@@ -424,11 +424,11 @@ def profile(args: argparse.Namespace) -> None:
     import cProfile
     import pstats
 
-    from chunkseam.analysis import make_chunks, sizer_for
-    from chunkseam.config import resolve
-    from chunkseam.document import Document
-    from chunkseam.structure import structure
-    from chunkseam.validate import validate
+    from chunkseam.engine.analysis import make_chunks, sizer_for
+    from chunkseam.config.loader import resolve
+    from chunkseam.document.text import Document
+    from chunkseam.structure.markdown import structure
+    from chunkseam.engine.validate import validate
 
     files = corpus_files()
     text = make_document(files, args.size)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from lsprotocol import types  # noqa: E402
 
 try:  # noqa: E402
-    from chunkseam import cache
+    from chunkseam.core import cache
 except ImportError:  # an older checkout (before byte-bounded caches), for "before" figures
     cache = None
 from chunkseam.lsp.settings import EditorSettings  # noqa: E402

@@ -198,10 +198,10 @@ def child(path: str, settings: dict, draw: bool) -> None:
     """One measurement, in this (fresh) process: prints a JSON line."""
     import resource
 
-    from chunkseam.analysis import analyze
-    from chunkseam.cli import lint_one
-    from chunkseam.document import Document
-    from chunkseam.settings import Settings
+    from chunkseam.engine.analysis import analyze
+    from chunkseam.cli.app import lint_one
+    from chunkseam.document.text import Document
+    from chunkseam.core.settings import Settings
 
     analyze(Document("# warm\n\nup. It is.\n", path="w.md"), Settings())  # imports, tokenizer
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -211,8 +211,8 @@ def child(path: str, settings: dict, draw: bool) -> None:
     chunks = 0
     try:
         if draw:  # preview --html: read, analyse, draw
-            from chunkseam.notebook import open_document
-            from chunkseam.preview import html_page
+            from chunkseam.document.notebook import open_document
+            from chunkseam.report.preview import html_page
 
             doc = open_document(Path(path).read_text(encoding="utf-8"), path, s)
             a = analyze(doc, s)

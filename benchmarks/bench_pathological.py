@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from chunkseam.analysis import analyze  # noqa: E402
-from chunkseam.document import Document  # noqa: E402
-from chunkseam.settings import Settings  # noqa: E402
+from chunkseam.engine.analysis import analyze  # noqa: E402
+from chunkseam.document.text import Document  # noqa: E402
+from chunkseam.core.settings import Settings  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -41,8 +41,8 @@ def rss_mb() -> float:
 def clear() -> None:
     import importlib
 
-    for mod in ("chunkseam.validate", "chunkseam.chunkers.markdown", "chunkseam.chunkers.recursive",
-                "chunkseam.structure", "chunkseam.sentences"):
+    for mod in ("chunkseam.engine.validate", "chunkseam.chunkers.markdown", "chunkseam.chunkers.recursive",
+                "chunkseam.structure.markdown", "chunkseam.structure.sentences"):
         m = importlib.import_module(mod)
         fn = getattr(m, "clear_caches", None)
         if fn is not None:

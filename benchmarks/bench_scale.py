@@ -65,7 +65,7 @@ def wall(args: list[str], repeat: int, setup=None) -> tuple[float, float]:
 
 _SPLIT = """
 import io, resource, sys, contextlib
-from chunkseam import cli
+from chunkseam.cli import app as cli
 with contextlib.redirect_stderr(io.StringIO()):
     cli.main(sys.argv[1:])
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -130,8 +130,7 @@ def main() -> None:
         print(f"lint re-run     {warm:7.2f} s wall  {cw:6.2f} s CPU   speed-up {cold / warm:.1f}x wall, "
               f"{cc / cw:.1f}x CPU (target >= 10x)")
 
-        from chunkseam import cli
-
+        from chunkseam.cli import app as cli
         victim = min(p for p in files if p.suffix == ".md")
         victim.write_text(victim.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
         from contextlib import redirect_stdout

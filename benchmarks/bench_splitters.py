@@ -74,7 +74,7 @@ def ours(size: int):
 
 def defaults(size: int):
     from chunkseam import Settings
-    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.engine.analysis import make_chunks, sizer_for
 
     def adapter(chunker: str, **options):
         settings = Settings(chunker=chunker, size=size, overlap=0, chunker_options=options)
@@ -100,11 +100,11 @@ def main() -> int:
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 2
     from chunkseam import Settings
-    from chunkseam.analysis import sizer_for
-    from chunkseam.chunk import Chunk
-    from chunkseam.document import Document
+    from chunkseam.engine.analysis import sizer_for
+    from chunkseam.core.chunk import Chunk
+    from chunkseam.document.text import Document
     from chunkseam.integrations import is_loud_cut
-    from chunkseam.validate import statistics, total, validate
+    from chunkseam.engine.validate import statistics, total, validate
 
     paths = files(args.files)
     docs = []

@@ -3,7 +3,7 @@
 1. The approximate counter (tiktoken pre-tokenizer splits x factor): the factor
    that fits the corpus (total exact tokens / total splits) and the relative
    error of the approximation per file and per paragraph, beside ``len/4``.
-2. The count cache of :class:`chunkseam.tokens.TokenSizer`: cost of a count
+2. The count cache of :class:`chunkseam.tokens.tiktoken.TokenSizer`: cost of a count
    without the cache, on a cache miss, and on a hit (the language server
    re-counts the same paragraphs after an edit).
 
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from chunkseam.tokens import (APPROX_FACTORS, COUNT_CACHE_SIZE, ApproxTokenSizer, TokenSizer,
+from chunkseam.tokens.tiktoken import (APPROX_FACTORS, COUNT_CACHE_SIZE, ApproxTokenSizer, TokenSizer,
                               encoding_spec, get_encoding)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     texts = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.rglob("*.md"))]
     texts = [t for t in texts if t.strip()]
-    print(f"factors in chunkseam.tokens.APPROX_FACTORS: {APPROX_FACTORS}")
+    print(f"factors in chunkseam.tokens.tiktoken.APPROX_FACTORS: {APPROX_FACTORS}")
     for name in args.encodings.split(","):
         approx_figures(name.strip(), texts)
     cache_figures(paragraphs(texts))

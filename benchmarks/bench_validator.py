@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import labelled  # noqa: E402
 
-from chunkseam.analysis import make_chunks, sizer_for  # noqa: E402
-from chunkseam.document import Document  # noqa: E402
-from chunkseam.settings import Settings  # noqa: E402
-from chunkseam.validate import charged_chunk, statistics, total, validate  # noqa: E402
+from chunkseam.engine.analysis import make_chunks, sizer_for  # noqa: E402
+from chunkseam.document.text import Document  # noqa: E402
+from chunkseam.core.settings import Settings  # noqa: E402
+from chunkseam.engine.validate import charged_chunk, statistics, total, validate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -84,8 +84,8 @@ KINDS = {
 }
 CODE_KINDS = ("python", "ts", "go", "rust", "java")
 
-from chunkseam.document import load  # noqa: E402
-from chunkseam.settings import Settings  # noqa: E402
+from chunkseam.document.text import load  # noqa: E402
+from chunkseam.core.settings import Settings  # noqa: E402
 
 SETTINGS = {
     "rec256": Settings(chunker="recursive", size=256, overlap=32, unit="tokens"),
@@ -147,8 +147,8 @@ def _text(path: str) -> str:
 
 def run(path: str, setting: str):
     """(document, chunks, issues) of ``path`` under ``setting``."""
-    from chunkseam.analysis import make_chunks, sizer_for
-    from chunkseam.validate import validate
+    from chunkseam.engine.analysis import make_chunks, sizer_for
+    from chunkseam.engine.validate import validate
 
     doc = load(str(source(path)))
     s = SETTINGS[setting]

@@ -42,14 +42,14 @@ text-only validator sees are ``text[lo:cut]`` and ``text[cut:hi]``.
 
 :func:`evaluate` runs three judges on the same cuts:
 
-* ``chunkseam``  the source-aware validator, :func:`chunkseam.validate.validate`
+* ``chunkseam``  the source-aware validator, :func:`chunkseam.engine.validate.validate`
   with the labelled cuts as chunk boundaries (one call per document); a cut is
   flagged when an error/warning issue has ``cut == offset``, or an issue that
   the impact grading made info (a cut in decoration such as a badge table or
   a licence, or a unit whole but for a mark: detected, and worth less; the
   run prints how many);
 * ``text-only``  chunkseam's Markdown-aware text-only mode
-  (:func:`chunkseam.validate.validate_text_only`) on the two window chunks;
+  (:func:`chunkseam.engine.validate.validate_text_only`) on the two window chunks;
 * ``article``    the field article's four text-only checks, as published:
   the left chunk does not end with ``.!?``, the right chunk does not start
   with a capital letter (or a digit), brackets ``() [] {}`` are unbalanced in
@@ -451,11 +451,11 @@ def article_flags(left: str, right: str) -> bool:
 
 def judge_chunkseam(path: str, text: str, cuts: list[LabelledCut]) -> dict[int, list[str]]:
     """Codes of error/warning issues at each labelled cut (source-aware)."""
-    from chunkseam.chunk import Chunk
-    from chunkseam.document import Document
-    from chunkseam.settings import Settings
-    from chunkseam.tokens import CharSizer
-    from chunkseam.validate import validate
+    from chunkseam.core.chunk import Chunk
+    from chunkseam.document.text import Document
+    from chunkseam.core.settings import Settings
+    from chunkseam.tokens.tiktoken import CharSizer
+    from chunkseam.engine.validate import validate
 
     doc = Document(text, path=path, kind="markdown")
     # cuts closer than GAP characters go to separate runs, so that no chunk is
@@ -495,7 +495,7 @@ GAP = 40
 
 
 def judge_text_only(text: str, cut: LabelledCut) -> list[str]:
-    from chunkseam.validate import validate_text_only
+    from chunkseam.engine.validate import validate_text_only
 
     return [i.code for i in validate_text_only([text[cut.lo:cut.offset], text[cut.offset:cut.hi]])
             if i.severity in ("error", "warning")]

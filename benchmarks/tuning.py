@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import judged as J  # noqa: E402
-from chunkseam.settings import Settings  # noqa: E402
+from chunkseam.core.settings import Settings  # noqa: E402
 
 J.SETTINGS.setdefault("llama512", Settings(chunker="llamaindex", size=512, overlap=50, unit="tokens"))
 ITEMS = HERE / "judged" / "tuning-value.jsonl"

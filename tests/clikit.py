@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunkseam.cli import main
+from chunkseam.cli.app import main
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.tokens import CharSizer
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import CharSizer
 
 CUT = "\u2702"  # ✂
 

@@ -128,7 +128,7 @@ async def wait_published(client: LanguageClient, uri: str, *, version: int | Non
 
 def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
     """Apply LSP text edits the way an editor does (positions in ``encoding``)."""
-    from chunkseam.document import Document
+    from chunkseam.document.text import Document
 
     doc = Document(text)
     spans = []

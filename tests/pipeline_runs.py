@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import tiktoken
-from chunkseam import tokens
-
-
+from chunkseam.tokens import tiktoken as tokens
 def read(path: Path) -> str:
     # what open(path, encoding="utf-8").read() gives, without newline translation:
     # a pipeline that reads bytes and decodes them (LlamaIndex's reader) sees "\r\n"

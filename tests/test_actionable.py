@@ -150,7 +150,7 @@ def test_the_report_prints_before_and_now_side_by_side(tiny, A, capsys) -> None:
 def _check_items(A, part: Path) -> list[dict]:
     """Every item of the part ``part`` parses, is judged, and its sha matches
     its document."""
-    from chunkseam.document import load
+    from chunkseam.document.text import load
 
     items = A.load_items(part / "items.jsonl")
     texts: dict[str, str] = {}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import chunkseam
-from chunkseam import audit
+from chunkseam.audit import dump as audit
 from clikit import run
 
-from chunkseam.cli import main
+from chunkseam.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "database.md"

@@ -8,12 +8,13 @@ from __future__ import annotations
 import os
 
 import pytest
-from chunkseam import budget, chunkers
-from chunkseam.budget import BudgetExceeded
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.tokens import get_sizer
-from chunkseam.validate import validate
+from chunkseam import chunkers
+from chunkseam.core import budget
+from chunkseam.core.budget import BudgetExceeded
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import get_sizer
+from chunkseam.engine.validate import validate
 from lsp_support import (
     SERVER_COMMAND,
     as_dict,

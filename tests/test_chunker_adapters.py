@@ -18,9 +18,9 @@ import random
 
 import pytest
 from chunkseam import chunkers
-from chunkseam.chunkers import adapter
-from chunkseam.document import Document
-from chunkseam.tokens import get_encoding, get_sizer
+from chunkseam.chunkers.adapters import common as adapter
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import get_encoding, get_sizer
 from conftest import CORPUS, FIXTURES, IN_CI
 
 TOK = get_sizer("tokens", "cl100k_base")
@@ -357,7 +357,7 @@ def test_entry_points_load_only_when_trusted(monkeypatch):
 def test_haystack_sizes_in_words_are_not_judged_as_tokens():
     need("haystack.components.preprocessors")
     from chunkseam import Settings
-    from chunkseam.analysis import analyze
+    from chunkseam.engine.analysis import analyze
 
     text = texts_of(sample()[0])
     a = analyze(Document(text, path="doc.md"), Settings(chunker="haystack", size=60))
@@ -438,7 +438,7 @@ def test_semchunk_memo_lives_for_one_call_only():
     ever given (a module-level dict): the adapter memoizes per chunking call instead,
     so a long-running server does not grow with every document and setting."""
     semchunk = pytest.importorskip("semchunk")
-    from chunkseam.tokens import get_sizer
+    from chunkseam.tokens.tiktoken import get_sizer
 
     memos = getattr(semchunk.semchunk, "_memoized_token_counters", None)
     before = len(memos) if memos is not None else 0
@@ -464,7 +464,7 @@ def test_haystack_by_words_counts_tokens_only_when_asked():
     import pickle
 
     need("haystack")
-    from chunkseam.chunk import Chunk
+    from chunkseam.core.chunk import Chunk
 
     calls = []
 

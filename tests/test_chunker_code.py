@@ -8,9 +8,9 @@ import textwrap
 import pytest
 
 from chunkseam.chunkers import get, route
-from chunkseam.document import Document
-from chunkseam.pystructure import python_structure
-from chunkseam.tokens import get_sizer
+from chunkseam.document.text import Document
+from chunkseam.structure.python import python_structure
+from chunkseam.tokens.tiktoken import get_sizer
 
 from conftest import corpus_files
 

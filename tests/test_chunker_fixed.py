@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from chunkseam.chunkers import get, names
 from chunkseam.chunkers.fixed import token_windows
-from chunkseam.document import Document
-from chunkseam.tokens import get_encoding, get_sizer
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import get_encoding, get_sizer
 
 from conftest import FIXTURES
 

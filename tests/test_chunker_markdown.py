@@ -11,9 +11,9 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from chunkseam.chunkers import get, route
-from chunkseam.document import Document
-from chunkseam.structure import structure
-from chunkseam.tokens import get_sizer
+from chunkseam.document.text import Document
+from chunkseam.structure.markdown import structure
+from chunkseam.tokens.tiktoken import get_sizer
 
 from conftest import FIXTURES, corpus_files
 
@@ -83,7 +83,7 @@ def check_invariants(doc, chunks, size, sizer, overlap=0):
 def assert_single_unit(doc, c):
     """An oversize chunk is one atomic block (after the headings, labels and
     link reference definitions glued before it) or a single word."""
-    from chunkseam.structure import is_anchor
+    from chunkseam.structure.markdown import is_anchor
 
     text = doc.text
     st = structure(doc)
@@ -468,7 +468,7 @@ def test_a_label_goes_with_the_section_it_labels(text, path):
 
 def test_a_label_is_not_taken_for_text():
     """A footnote, a substitution image and an HTML anchor with text say something: no labels."""
-    from chunkseam.structure import is_anchor
+    from chunkseam.structure.markdown import is_anchor
 
     assert is_anchor("explicit", "target", ".. _x:")
     assert is_anchor("explicit", "comment", ".. a comment")

@@ -21,8 +21,8 @@ from chunkseam.chunkers.recursive import (  # noqa: E402
     separators_for_language,
     split_spans,
 )
-from chunkseam.document import Document  # noqa: E402
-from chunkseam.tokens import TokenSizer, get_encoding, get_sizer  # noqa: E402
+from chunkseam.document.text import Document  # noqa: E402
+from chunkseam.tokens.tiktoken import TokenSizer, get_encoding, get_sizer  # noqa: E402
 
 from conftest import CORPUS, FIXTURES  # noqa: E402
 

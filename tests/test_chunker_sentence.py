@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from chunkseam.chunkers import get, names
 from chunkseam.chunkers import sentence as sentence_module
 from chunkseam.chunkers.sentence import paragraphs, sentence_spans
-from chunkseam.document import Document
-from chunkseam.tokens import get_sizer
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import get_sizer
 
 from conftest import FIXTURES
 
@@ -237,7 +237,7 @@ def test_chunks_are_the_dataclass_chunks_field_by_field():
     import dataclasses
     import pickle
 
-    from chunkseam.chunk import Chunk, chunk_of
+    from chunkseam.core.chunk import Chunk, chunk_of
 
     text = "One sentence here. Another one follows it!\n\nA new paragraph? Yes. " * 20
     chunks = chunk(text, size=30, overlap=1)

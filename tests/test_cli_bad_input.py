@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import chunkseam.audit as audit_mod
+import chunkseam.audit.dump as audit_mod
 from clikit import run
 from conftest import text_splitter_panics
 
-from chunkseam.cli import main
+from chunkseam.cli.app import main
 
 GOOD = "# Title\n\nA short paragraph that is fine.\n"
 OPTS = ["--chunker", "recursive", "--unit", "chars", "--size", "400"]
@@ -156,7 +156,7 @@ class PanicException(BaseException):
 def test_a_library_that_panics_is_reported_and_the_run_goes_on(proj: Path, capsys,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("semantic_text_splitter")
-    from chunkseam.chunkers.text_splitter import TextSplitterAdapter
+    from chunkseam.chunkers.adapters.text_splitter import TextSplitterAdapter
 
     (proj / "panics.md").write_text("# Title\n\nThe library cannot split this one.\n", encoding="utf-8")
     real = TextSplitterAdapter.split

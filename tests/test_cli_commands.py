@@ -13,8 +13,8 @@ import pytest
 from chunkseam import chunkers
 from clikit import run
 
-from chunkseam.cli import main
-from chunkseam.document import Document
+from chunkseam.cli.app import main
+from chunkseam.document.text import Document
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "database.md"
@@ -77,10 +77,10 @@ def test_preview_terminal_panels(capsys) -> None:
     assert rc == 0
     panels = re.findall(r"^╭─ chunk (\d+) ", out, flags=re.M)
     text = FIXTURE.read_text(encoding="utf-8")
-    from chunkseam import chunk as chunk_api  # noqa: F401
+    from chunkseam.core import chunk as chunk_api  # noqa: F401
     import chunkseam
 
-    expected = chunkseam.chunk(Document(text, path=str(FIXTURE)), "recursive", size=300, overlap=60, unit="chars")
+    expected = chunkseam.core.chunk(Document(text, path=str(FIXTURE)), "recursive", size=300, overlap=60, unit="chars")
     assert [int(p) for p in panels] == list(range(1, len(expected) + 1))  # people count from one
     assert re.search(r"lines \d+–\d+ · \d+ chars", out)
     assert "«overlap»" in out  # overlap shown distinctly without colour

@@ -63,7 +63,7 @@ def test_known_selectors_still_work(proj: Path, capsys) -> None:
 
 
 def test_unknown_selector_from_the_editor_is_reported_not_fatal(proj: Path) -> None:
-    from chunkseam.config import resolve
+    from chunkseam.config.loader import resolve
 
     r = resolve(proj / "x.md", {"select": ["CS999"]}, strict=False, overrides_source="editor")
     assert r.settings.select == ()

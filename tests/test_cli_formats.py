@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import report
-from chunkseam.baseline import fingerprint
-from chunkseam.cli import main
-from chunkseam.document import Document
-from chunkseam.issue import Issue
+from chunkseam.report import formats as report
+from chunkseam.report.baseline import fingerprint
+from chunkseam.cli.app import main
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
 
 TEXT = "# Title\n\nThe café serves 🍰 and tea.\r\nSet the timeout to 30 seconds, then restart.\n"
 

@@ -1,7 +1,7 @@
 """`chunkseam lint`: output formats, summary, exit codes, rule options, baseline, jobs, colour.
 
 The tests after the "need the validator" line assert on real issues: they
-pass once ``chunkseam.validate.validate`` (the validator issue) reports
+pass once ``chunkseam.engine.validate.validate`` (the validator issue) reports
 CS001/CS002 for a fixed-size chunking of prose.
 """
 
@@ -19,8 +19,8 @@ import pytest
 
 from clikit import run
 
-from chunkseam.cli import main
-from chunkseam.document import Document
+from chunkseam.cli.app import main
+from chunkseam.document.text import Document
 
 PROSE = """# Operating the Cache
 
@@ -146,7 +146,7 @@ def test_colour_only_on_a_terminal(proj: Path) -> None:
     import pty
 
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    args = [sys.executable, "-m", "chunkseam.cli", "lint", "prose.md", "--chunker", "recursive"]
+    args = [sys.executable, "-m", "chunkseam.cli.app", "lint", "prose.md", "--chunker", "recursive"]
 
     def on_tty(extra_env: dict[str, str]) -> str:
         master, slave = pty.openpty()

@@ -15,13 +15,13 @@ from clikit import run as cli_run
 from conftest import corpus_files
 from cutkit import marked
 
-from chunkseam import tsstructure
+from chunkseam.structure import treesitter as tsstructure
 from chunkseam.chunkers import get, route
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.tokens import get_sizer
-from chunkseam.tsstructure import code_language, ts_structure
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import get_sizer
+from chunkseam.structure.treesitter import code_language, ts_structure
+from chunkseam.engine.validate import validate
 
 pytest.importorskip("tree_sitter")
 

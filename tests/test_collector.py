@@ -24,7 +24,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from chunkseam.document import Document
+from chunkseam.document.text import Document
 from chunkseam.lsp import collector as collector_mod
 from chunkseam.lsp.collector import Collector
 from chunkseam.lsp.state import _cycle_free
@@ -229,9 +229,9 @@ def test_the_idle_seconds_from_the_environment(monkeypatch):
 #: count theirs
 _CYCLES = r"""
 import gc, json, sys
-from chunkseam.analysis import analyze
-from chunkseam.config import resolve
-from chunkseam.document import Document
+from chunkseam.engine.analysis import analyze
+from chunkseam.config.loader import resolve
+from chunkseam.document.text import Document
 from chunkseam.lsp.state import _cycle_free
 language, paths = sys.argv[1], sys.argv[2:]
 out = []

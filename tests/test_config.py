@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import config
-from chunkseam.config import ConfigError, find_config, load_config_file, resolve, settings_from_mapping
-from chunkseam.settings import Settings
+from chunkseam.config import loader as config
+from chunkseam.config.loader import ConfigError, find_config, load_config_file, resolve, settings_from_mapping
+from chunkseam.core.settings import Settings
 
 
 def write(p: Path, text: str) -> Path:
@@ -246,7 +246,7 @@ def test_unknown_chunker_name_is_reported(repo: Path) -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chunkseam.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "chunkseam.cli.app", *args], cwd=cwd, capture_output=True,
                           text=True, env={**os.environ, "NO_COLOR": "1"})
 
 

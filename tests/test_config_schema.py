@@ -10,8 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from chunkseam import config
-
+from chunkseam.config import loader as config
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover

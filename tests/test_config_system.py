@@ -119,8 +119,7 @@ def test_the_user_level_config_applies_when_the_project_has_none(repo: Path, cap
 
 
 def test_the_unified_matcher_skips_patterns_over_the_glob_bounds() -> None:
-    from chunkseam import globs
-
+    from chunkseam.core import globs
     hostile = "*a" * 40 + "*b"  # over discover's wildcard bound: never compiled
     assert globs.matches("/repo/" + "a" * 200 + ".md", [hostile], "/repo") is False
     assert globs.matches("/repo/docs/x.md", [hostile, "docs/"], "/repo") is True

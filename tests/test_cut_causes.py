@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from cutkit import marked, unmark
 
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 S = Settings()
 

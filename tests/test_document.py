@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chunkseam.document import Document, Position, kind_for, load
+from chunkseam.document.text import Document, Position, kind_for, load
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 CODECS = {"utf-16": ("utf-16-le", 2), "utf-8": ("utf-8", 1), "utf-32": ("utf-32-le", 4)}
@@ -280,7 +280,7 @@ def test_a_file_with_a_bom_keeps_it_and_no_cli_column_counts_it(tmp_path):
     assert doc.line_col(doc.text.index("body")) == (2, 1)
     assert load("\ufeff# x\n").text == "\ufeff# x\n"
     assert Document("\ufeff# x\n").text == "\ufeff# x\n"
-    from chunkseam.structure import parse_blocks
+    from chunkseam.structure.markdown import parse_blocks
 
     heading = parse_blocks(doc.text)[0]  # the heading after the BOM is still one
     assert heading.kind == "heading", heading
@@ -339,7 +339,7 @@ def test_kind_precedence():
 
 
 def test_load_missing_path_like_string_raises(tmp_path):
-    from chunkseam.document import load as _load
+    from chunkseam.document.text import load as _load
 
     with pytest.raises(FileNotFoundError):
         _load(str(tmp_path / "missing.md"))

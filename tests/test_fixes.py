@@ -1,4 +1,4 @@
-"""chunkseam.fixes: every fix offered is a proof — applied to a copy and
+"""chunkseam.fix.edits: every fix offered is a proof — applied to a copy and
 re-simulated, it removes its issue, and its verdict says what else changed."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import fixes
-from chunkseam.analysis import analyze
-from chunkseam.document import Document
-from chunkseam.settings import Settings
+from chunkseam.fix import edits as fixes
+from chunkseam.engine.analysis import analyze
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CODE = "# Code\n\n```python\na = 1\nb = 2\nc = 3\nd = 4\ne = 5\n```\n\nAfter the code. It ends here.\n"

@@ -88,7 +88,7 @@ def test_a_truncating_tokenizer_counts_the_whole_text(work, capsys, tmp_path_fac
            "truncation": {"max_length": 1, "stride": 5, "strategy": "LongestFirst", "direction": "Right"}}
     path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
     path.write_text(json.dumps(tok), encoding="utf-8")
-    from chunkseam.tokens_hf import clear_caches, get_hf_sizer
+    from chunkseam.tokens.hf import clear_caches, get_hf_sizer
 
     clear_caches()
     assert get_hf_sizer(f"hf:{path}").count("hello world hello world") == 4
@@ -241,7 +241,7 @@ def test_the_local_dask_cluster_admits_no_other_client():
     from distributed import Client
     from distributed.security import Security
 
-    from chunkseam.cluster import local_cluster
+    from chunkseam.cluster.jobs import local_cluster
 
     cluster, security = local_cluster(1)
     try:

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import budget, tokens
-from chunkseam.analysis import analyze
-from chunkseam.budget import BudgetExceeded
-from chunkseam.config import resolve
-from chunkseam.document import Document
-from chunkseam.settings import Settings
+from chunkseam.core import budget
+
+from chunkseam.tokens import tiktoken as tokens
+from chunkseam.engine.analysis import analyze
+from chunkseam.core.budget import BudgetExceeded
+from chunkseam.config.loader import resolve
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
 from wirekit import RawServer
 
 REGEX_TOML = """chunker = "recursive"

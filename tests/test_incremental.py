@@ -27,22 +27,22 @@ import pytest_lsp
 from hypothesis import HealthCheck, given, settings, strategies as st
 from pytest_lsp import LanguageClient
 
-from chunkseam.analysis import analyze
-from chunkseam.chunk import Chunk
+from chunkseam.engine.analysis import analyze
+from chunkseam.core.chunk import Chunk
 from chunkseam.chunkers import markdown as markdown_mod
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.structure import _segment_all, is_anchor, parse_blocks, structure
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.structure.markdown import _segment_all, is_anchor, parse_blocks, structure
+from chunkseam.engine.validate import validate
 
 from conftest import corpus_files
 from lsp_support import CONFIG, change_doc, edit, initialize, open_doc, shutdown, wait_published
 from mdgen import markdown_texts
 
 # the modules (chunkseam/__init__ exports functions of the same names)
-sentences_mod = importlib.import_module("chunkseam.sentences")
-structure_mod = importlib.import_module("chunkseam.structure")
-validate_mod = importlib.import_module("chunkseam.validate")
+sentences_mod = importlib.import_module("chunkseam.structure.sentences")
+structure_mod = importlib.import_module("chunkseam.structure.markdown")
+validate_mod = importlib.import_module("chunkseam.engine.validate")
 
 # -- helpers ------------------------------------------------------------------------------------
 
@@ -700,7 +700,7 @@ def test_heading_path_changes_reach_reused_sections():
 
 
 def _reference_segment(text: str) -> tuple[tuple[int, int], ...]:
-    """chunkseam.sentences.segment as it was, through pysbd's Segmenter.segment."""
+    """chunkseam.structure.sentences.segment as it was, through pysbd's Segmenter.segment."""
     if not text.strip():
         return ()
     text = sentences_mod._LINE_BREAK.sub(lambda m: " " * len(m.group()), text)
@@ -818,7 +818,7 @@ def test_old_versions_are_freed_without_the_cycle_collector():
 # stop where the new run meets the old one. The chunks of every version must
 # be those of a run from scratch, and the update must actually be used.
 
-resync_mod = importlib.import_module("chunkseam.chunkers.resync")
+resync_mod = importlib.import_module("chunkseam.chunkers.incremental")
 
 STRATEGY_SETTINGS = {
     "recursive": [
@@ -857,7 +857,7 @@ def chunk_tuples(chunks) -> list[tuple]:
 
 
 def cold_chunks(doc: Document, config: Settings) -> list[tuple]:
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
 
     return chunk_tuples(make_chunks(Document(doc.text, path=doc.path), config)[1])
 
@@ -889,7 +889,7 @@ def counting_updates():
 def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[int, Document]:
     """Apply ``edits`` (callables doc -> doc) one by one; every version's chunks
     equal a cold run's. Returns how many runs were updates, and the last version."""
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
 
     make_chunks(doc, config)
     with counting_updates() as hits:
@@ -905,7 +905,7 @@ def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[i
 def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap):
     """The sentence run an edit updates (paragraphs, sentences, chunks kept as
     lists of ints, shifted past the edit) is, list by list, a fresh run's."""
-    from chunkseam.analysis import sizer_for
+    from chunkseam.engine.analysis import sizer_for
 
     sizer = sizer_for(Settings(chunker="sentence", unit=unit, size=size))
     rng = random.Random(size)
@@ -1059,7 +1059,7 @@ def test_every_single_edit_of_a_small_text_equals_a_cold_run(config):
     letters, sentence ends) at every offset of a small text."""
     text = "Ab cd.\n\nEf gh ij.\nKl mn op qr.\n\n\nSt uv. Wx yz ab cd ef.\n\nGh"
     base = Document(text, path="/virtual/small.md", version=1)
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
 
     make_chunks(base, config)
     for a in range(len(text) + 1):
@@ -1097,7 +1097,7 @@ def test_fixed_windows_an_edit_leaves_alone_are_not_counted_again(monkeypatch):
     it that only moved, are the previous version's: only the windows around
     the edit (and all after it when the edit changes the number of tokens)
     are counted, and the chunks equal a cold run's."""
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
     from chunkseam.chunkers.fixed import _TokenText
 
     files = corpus_files("markdown")
@@ -1133,7 +1133,7 @@ def test_fixed_windows_before_an_edit_are_not_placed_again(monkeypatch):
     edit may change are the previous version's: only the windows from there
     on are mapped to characters again, and the chunks equal a cold run's
     (an edit near the end, one at the start, a multi-byte one)."""
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
     from chunkseam.chunkers.fixed import _TokenText
 
     files = corpus_files("markdown")
@@ -1171,9 +1171,9 @@ def test_fixed_window_and_overlap_share_what_their_common_ends_give(monkeypatch)
     (a window and its overlap: four, counted each on its own; the overlaps
     when first asked for, after the windows), and the sizes are the
     sizer's."""
-    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.engine.analysis import make_chunks, sizer_for
     from chunkseam.chunkers.fixed import kept_count, kept_counts
-    from chunkseam.tokens import TokenSizer
+    from chunkseam.tokens.tiktoken import TokenSizer
 
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4]) + "\n\nnaïve café — 😀 ✓\n"
@@ -1210,9 +1210,9 @@ def test_fixed_spans_between_stable_boundaries_are_counted_by_their_tokens(monke
     edit that moves every later window, about one text is encoded per
     window (three without), and every window's and overlap's size is the sizer's count
     of its text (multi-byte characters and mid-word token starts included)."""
-    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.engine.analysis import make_chunks, sizer_for
     from chunkseam.chunkers.fixed import kept_count
-    from chunkseam.tokens import TokenSizer
+    from chunkseam.tokens.tiktoken import TokenSizer
 
     files = corpus_files("markdown")
     text = ("\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
@@ -1247,7 +1247,7 @@ def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
     """The overlap sizes the ``fixed`` chunker keeps for the language server
     (the whole text's tokens, the windows' end tokens as hints; reused after
     an edit) are what the sizer counts on each overlap's text alone."""
-    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.engine.analysis import make_chunks, sizer_for
     from chunkseam.chunkers.fixed import kept_count
 
     files = corpus_files("markdown")
@@ -1268,13 +1268,12 @@ def test_fixed_overlap_sizes_kept_by_the_chunker_are_the_sizers(size, overlap):
 def test_langchain_window_is_split_by_langchain_itself(monkeypatch):
     """After an edit the installed splitter runs on a window around it, not on
     the whole text, and the result is still a cold run's."""
-    from chunkseam.chunkers import pipeline
-
+    from chunkseam.chunkers.adapters import langchain as pipeline
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:6])
     config = Settings(chunker="langchain", size=256, overlap=32)
     doc = Document(text, path="/virtual/lc.md", version=1)
-    from chunkseam.analysis import make_chunks, sizer_for
+    from chunkseam.engine.analysis import make_chunks, sizer_for
 
     make_chunks(doc, config)
     splitter = pipeline.get_splitter(sizer_for(config), size=256, overlap=32)
@@ -1376,7 +1375,7 @@ def test_cuts_before_an_edit_are_the_previous_versions_and_all_equal_a_fresh_lis
     previous version (the same objects); every version's list equals one
     made from scratch: edits anywhere, at the very end (trailing blank
     lines), before the first content, and ones that join two cuts."""
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
     from chunkseam.checks.inputs import make_cuts, read_chunks
 
     files = corpus_files("markdown")

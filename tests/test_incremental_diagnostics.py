@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from chunkseam.document import Document
+from chunkseam.document.text import Document
 from chunkseam.lsp import diagnostics
 from chunkseam.lsp.settings import EditorSettings
 from chunkseam.lsp.state import DocumentStore
@@ -33,11 +33,11 @@ from chunkseam.lsp.state import DocumentStore
 from conftest import corpus_files
 from mdgen import markdown_texts
 
-structure_mod = importlib.import_module("chunkseam.structure")
-validate_mod = importlib.import_module("chunkseam.validate")
+structure_mod = importlib.import_module("chunkseam.structure.markdown")
+validate_mod = importlib.import_module("chunkseam.engine.validate")
 markdown_mod = importlib.import_module("chunkseam.chunkers.markdown")
 base_mod = importlib.import_module("chunkseam.checks.base")
-sentences_mod = importlib.import_module("chunkseam.sentences")
+sentences_mod = importlib.import_module("chunkseam.structure.sentences")
 
 #: the server settings of each strategy (as bench_lsp.py measures them, and smaller)
 STRATEGIES = {
@@ -213,7 +213,7 @@ def test_carried_over_diagnostics_leave_their_issues_messages_unwritten():
     the issues they keep: see validate's ``share``), or shares what its
     message is written from; its message is not written again for the
     comparison. The comparison is ``==`` field by field."""
-    from chunkseam.issue import Issue
+    from chunkseam.core.issue import Issue
 
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:5])
@@ -282,9 +282,9 @@ def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
     """The cuts and chunks before an edit's neighbourhood keep the last run's
     judgements without a lookup; those from it on are judged (through the
     content-keyed cache): fewer than half after an edit three quarters in."""
-    from chunkseam.analysis import analyze
+    from chunkseam.engine.analysis import analyze
     from chunkseam.checks import chunks as chunks_mod
-    from chunkseam.settings import Settings
+    from chunkseam.core.settings import Settings
 
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:6])
@@ -317,8 +317,8 @@ def test_an_edit_judges_cuts_and_chunks_from_its_neighbourhood_on(monkeypatch):
 def test_issues_kept_for_the_next_version_are_not_the_ones_handed_out():
     """Changing the issues one validation returned does not change what the
     next version's validation reuses from it (cuts and chunks before an edit)."""
-    from chunkseam.analysis import analyze
-    from chunkseam.settings import Settings
+    from chunkseam.engine.analysis import analyze
+    from chunkseam.core.settings import Settings
 
     files = corpus_files("markdown")
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in files[:4])
@@ -484,7 +484,7 @@ def test_heading_and_leaf_lookups_without_blocks_equal_the_block_walk(text, data
     ``first_leaf_between`` (CS103, for a chunk starting in list or quote
     markup) answer what a walk over ``blocks_between`` answers, blocks in list
     items and quotes included."""
-    from chunkseam.structure import structure
+    from chunkseam.structure.markdown import structure
 
     st_ = structure(Document(text, path="/virtual/h.md"))
     for _ in range(12):
@@ -504,10 +504,10 @@ def test_heading_and_leaf_lookups_without_blocks_equal_the_block_walk(text, data
 def test_fixed_token_text_splices_its_multibyte_index(text, edits):
     """The ``fixed`` chunker's index of multi-byte characters (byte <-> character
     offsets) is spliced around an edit, never rebuilt: equal to a fresh one."""
-    from chunkseam.analysis import sizer_for
+    from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.resync import token_text
-    from chunkseam.settings import Settings
+    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.core.settings import Settings
 
     sizer = sizer_for(Settings(chunker="fixed"))
     doc = Document(text, path="/virtual/mb.md", version=1)
@@ -540,10 +540,10 @@ def test_fixed_token_windows_after_an_edit_equal_fresh_ones(words, size, overlap
     the tokens shifted), equal the windows of the text encoded afresh, edit
     after edit, whatever the edit does to the number of tokens; so do the
     byte offsets of every 256th token, found the same way."""
-    from chunkseam.analysis import sizer_for
+    from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.resync import token_text
-    from chunkseam.settings import Settings
+    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.core.settings import Settings
 
     overlap = min(overlap, size - 1)
     sizer = sizer_for(Settings(chunker="fixed"))
@@ -564,10 +564,10 @@ def test_fixed_token_windows_past_an_edit_on_the_corpus():
     """Past an edit that changes the number of tokens, the windows of a long
     document are placed from the previous version's and equal fresh ones
     (edits that add, remove and keep tokens, near the start and the end)."""
-    from chunkseam.analysis import sizer_for
+    from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.resync import token_text
-    from chunkseam.settings import Settings
+    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.core.settings import Settings
 
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in corpus_files("markdown")[:4])
     sizer = sizer_for(Settings(chunker="fixed"))
@@ -600,7 +600,7 @@ def test_cached_bracket_spans_equal_the_blocks_own(kind, pattern):
     paragraph text in a Markdown and a reStructuredText document is indexed
     apart."""
     from chunkseam.checks.base import Context
-    from chunkseam.settings import Settings
+    from chunkseam.core.settings import Settings
 
     files = corpus_files(kind, pattern)[:6]
     for f in files:
@@ -623,8 +623,8 @@ def test_sentences_and_spans_kept_with_segments_equal_fresh_ones_after_edits():
     after paragraphs, joining and splitting them) and in another sentence
     language the ones its text gives afresh."""
     from chunkseam.checks.base import Context, paired_spans, sentence_spans
-    from chunkseam.sentences import language
-    from chunkseam.settings import Settings
+    from chunkseam.structure.sentences import language
+    from chunkseam.core.settings import Settings
 
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in corpus_files("markdown")[:5])
     # (a paragraph whose sentences differ between English and German rules)

@@ -14,18 +14,18 @@ import weakref
 
 import pytest
 
-from chunkseam.analysis import analyze
+from chunkseam.engine.analysis import analyze
 from chunkseam.checks.base import ChunkView, Context
-from chunkseam.document import Document
-from chunkseam.issue import Issue
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 from conftest import corpus_files
 
 impact = importlib.import_module("chunkseam.checks.impact")
-validate_mod = importlib.import_module("chunkseam.validate")
-structure_mod = importlib.import_module("chunkseam.structure")
+validate_mod = importlib.import_module("chunkseam.engine.validate")
+structure_mod = importlib.import_module("chunkseam.structure.markdown")
 markdown_mod = importlib.import_module("chunkseam.chunkers.markdown")
 
 #: what a badge-laden README, a table of contents and prose give a chunker to cut
@@ -199,7 +199,7 @@ def test_validate_keeps_no_grading_without_share():
     keeps nothing on the document for a next version."""
     doc = Document(DECORATED, path="/virtual/plain.md", version=1)
     settings = SETTINGS[0]
-    from chunkseam.analysis import make_chunks
+    from chunkseam.engine.analysis import make_chunks
 
     _name, chunks = make_chunks(doc, settings, None)
     validate(doc, chunks, settings)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from chunkseam import init
-from chunkseam.config import load_config_file, resolve
+from chunkseam.init import scaffold as init
+from chunkseam.config.loader import load_config_file, resolve
 from conftest import FIXTURES
 from lsp_support import (
     CONFIG,

@@ -18,8 +18,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from chunkseam import init
-from chunkseam.config import load_config_file
+from chunkseam.init import scaffold as init
+from chunkseam.config.loader import load_config_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 import chunkseam
 from chunkseam import Settings
-from chunkseam.analysis import analyze
-from chunkseam.document import Document
+from chunkseam.engine.analysis import analyze
+from chunkseam.document.text import Document
 from chunkseam.integrations import Splitter, is_loud_cut
-from chunkseam.validate import validate
+from chunkseam.engine.validate import validate
 
 from conftest import CORPUS, IN_CI
 from mdgen import markdown_texts, python_texts
@@ -153,7 +153,7 @@ PROSE = "# Guide\n\n" + " ".join(f"Sentence number {i} says a thing about the st
 def test_sentence_overlap_in_the_builtin_strategies(tmp_path: Path) -> None:
     (tmp_path / "chunkseam.toml").write_text('size = 60\noverlap = 2\noverlap-unit = "sentences"\n')
     (tmp_path / "guide.md").write_text(PROSE)
-    from chunkseam.config import resolve
+    from chunkseam.config.loader import resolve
 
     s = resolve(tmp_path / "guide.md").settings
     assert (s.overlap, s.overlap_unit) == (2, "sentences")
@@ -176,16 +176,16 @@ def test_sentence_overlap_in_the_builtin_strategies(tmp_path: Path) -> None:
 
 
 def test_sentence_overlap_through_the_library_api() -> None:
-    chunks = chunkseam.chunk(PROSE, "markdown", size=60, overlap=1, overlap_unit="sentences")
+    chunks = chunkseam.core.chunk(PROSE, "markdown", size=60, overlap=1, overlap_unit="sentences")
     body = PROSE.index("Sentence")
     assert any(c.start < p.end for p, c in zip(chunks, chunks[1:]) if p.start >= body)
     assert all(c.meta.get("overlap_sentences", 0) <= 1 for c in chunks)
     with pytest.raises(ValueError, match="overlap_unit"):
-        chunkseam.chunk(PROSE, size=60, overlap_unit="words")
+        chunkseam.core.chunk(PROSE, size=60, overlap_unit="words")
 
 
 def test_sentence_overlap_is_refused_for_a_library_splitter() -> None:
-    from chunkseam.analysis import ChunkerOptionError
+    from chunkseam.engine.analysis import ChunkerOptionError
 
     with pytest.raises(ChunkerOptionError, match="overlap-unit"):
         analyze(Document(PROSE, path="g.md"),
@@ -193,7 +193,7 @@ def test_sentence_overlap_is_refused_for_a_library_splitter() -> None:
 
 
 def test_an_overlap_unit_in_sentences_may_exceed_the_size_in_config() -> None:
-    from chunkseam.config import ConfigError, settings_from_mapping
+    from chunkseam.config.loader import ConfigError, settings_from_mapping
 
     s, _ = settings_from_mapping({"size": 2, "overlap": 3, "overlap-unit": "sentences"}, source="t")
     assert s.overlap == 3
@@ -227,7 +227,7 @@ def test_langchain_sizes_are_in_the_configured_tokenizer(tmp_path: Path) -> None
     splitter = ChunkseamTextSplitter.from_config(tmp_path)
     assert splitter._chunk_size == 30 and splitter.chunkseam.settings.encoding == "o200k_base"
     docs = splitter.create_documents([PROSE])
-    from chunkseam.tokens import get_sizer
+    from chunkseam.tokens.tiktoken import get_sizer
 
     o200k = get_sizer("tokens", "o200k_base")
     assert len(docs) > 5
@@ -349,7 +349,7 @@ def test_chunkseam_and_the_shared_integration_code_import_no_framework() -> None
     import subprocess
     import sys
 
-    code = ("import sys, chunkseam, chunkseam.integrations, chunkseam.cli, chunkseam.trend\n"
+    code = ("import sys, chunkseam, chunkseam.integrations, chunkseam.cli.app, chunkseam.trend\n"
             "from chunkseam import Settings\n"
             "chunkseam.integrations.Splitter(Settings(size=20)).split('# T\\n\\nSome text here.\\n')\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in "

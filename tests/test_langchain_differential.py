@@ -18,9 +18,9 @@ pytest.importorskip("langchain_text_splitters")
 import tiktoken  # noqa: E402
 from langchain_text_splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
-from chunkseam import tokens  # noqa: E402
+from chunkseam.tokens import tiktoken as tokens  # noqa: E402
 from chunkseam.chunkers import get  # noqa: E402
-from chunkseam.document import Document  # noqa: E402
+from chunkseam.document.text import Document  # noqa: E402
 
 from conftest import CORPUS, IN_CI  # noqa: E402
 

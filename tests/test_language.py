@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import config, sentences
+from chunkseam.config import loader as config
+
+from chunkseam.structure import sentences
 from clikit import run
 
 # (family, language, text, sentences in that language, differs from English)

@@ -100,8 +100,8 @@ async def _compare(client: LanguageClient, uri: str, strategies=None):
 
 
 async def test_compare_uses_the_buffer_and_the_documents_settings(client: LanguageClient):
-    from chunkseam.compare import run_strategy
-    from chunkseam.document import Document
+    from chunkseam.engine.compare import run_strategy
+    from chunkseam.document.text import Document
     from chunkseam.lsp.settings import EditorSettings, resolve_for
 
     settings = dict(FIXED_200, size=120)

@@ -8,10 +8,10 @@ import json
 import re
 
 import pytest_lsp
-from chunkseam.analysis import analyze, make_chunks
-from chunkseam.document import Document
-from chunkseam.notebook import Cell, build_view
-from chunkseam.settings import Settings
+from chunkseam.engine.analysis import analyze, make_chunks
+from chunkseam.document.text import Document
+from chunkseam.document.notebook import Cell, build_view
+from chunkseam.core.settings import Settings
 from clikit import run
 from conftest import corpus_files
 from lsp_support import (

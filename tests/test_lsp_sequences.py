@@ -16,8 +16,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from chunkseam.config import MAX_DEBOUNCE_MS, settings_from_mapping
-from chunkseam.structure import _skip_to
+from chunkseam.config.loader import MAX_DEBOUNCE_MS, settings_from_mapping
+from chunkseam.structure.markdown import _skip_to
 from lsp_support import (
     CONFIG, FIXED_200, FIXTURES, change_doc, edit, initialize, open_doc, replace_all, shutdown,
     wait_published,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from chunkseam.document import Document
+from chunkseam.document.text import Document
 from chunkseam.lsp.hover import fenced, truncate
 from chunkseam.lsp.settings import EditorSettings
 from chunkseam.lsp.state import _carry_line_index
@@ -64,8 +64,8 @@ def test_initialization_option_shapes():
 
 
 def _fix(text: str, sentence: str, fn_name: str = "paragraph_break", code: str = "CS002"):
-    from chunkseam import fixes
-    from chunkseam.issue import Issue
+    from chunkseam.fix import edits as fixes
+    from chunkseam.core.issue import Issue
 
     doc = Document(text, language_id="markdown", version=1)
     s = text.index(sentence)

@@ -1,5 +1,5 @@
 """MDX: ``import``/``export`` statements and JSX elements are blocks of their
-own (chunkseam.mdx), kept whole by the markdown strategy and judged by CS008;
+own (chunkseam.structure.mdx), kept whole by the markdown strategy and judged by CS008;
 the Markdown inside a JSX element is still Markdown."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import sys
 import pytest
 import pytest_lsp
 from chunkseam.chunkers import get
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.structure import _parse_segment, parse_blocks, structure
-from chunkseam.tokens import get_sizer
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.structure.markdown import _parse_segment, parse_blocks, structure
+from chunkseam.tokens.tiktoken import get_sizer
+from chunkseam.engine.validate import validate
 from conftest import corpus_files
 from cutkit import marked
 from hypothesis import HealthCheck, given, settings

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from chunkseam import cache
-from chunkseam.cache import text_key
+from chunkseam.core import cache
+from chunkseam.core.cache import text_key
 from chunkseam.lsp.settings import EditorSettings
 from chunkseam.lsp.state import DocumentStore
-from chunkseam.structure import _SEGMENTS
+from chunkseam.structure.markdown import _SEGMENTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_memory import analyse, generated, rss_mb  # noqa: E402

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from chunkseam import merge_adjacent
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
 
 TEXT = "Alpha one. Beta two. Gamma three. Delta four. Epsilon five."
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from chunkseam.analysis import analyze
-from chunkseam.notebook import NotebookError, read_document
-from chunkseam.settings import Settings
+from chunkseam.engine.analysis import analyze
+from chunkseam.document.notebook import NotebookError, read_document
+from chunkseam.core.settings import Settings
 from conftest import corpus_files
 
 
@@ -356,7 +356,7 @@ def test_audit_locates_a_loaders_chunks_in_the_notebook_view(tmp_path, capsys, m
 @PROPS
 @given(st.lists(_cell, max_size=5), st.booleans())
 def test_source_lines_point_at_each_cells_source_in_the_file(cells, v3):
-    from chunkseam.notebook import file_line, source_lines
+    from chunkseam.document.notebook import file_line, source_lines
 
     raw = json.dumps(json.loads(_raw_notebook(cells, v3)), indent=1, ensure_ascii=False)
     lines = source_lines(raw)

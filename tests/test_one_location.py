@@ -21,10 +21,10 @@ from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
 from pytest_lsp import LanguageClient
 
 import chunkseam
-from chunkseam.analysis import analyze
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.validate import statistics
+from chunkseam.engine.analysis import analyze
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import statistics
 
 TEXT = """# Setup
 
@@ -192,4 +192,4 @@ def test_one_broken_chunk_rate_and_numbering_everywhere(capsys, doc_path, tmp_pa
     # messages number chunks from one: the first cut is at the end of chunk 1
     first_cut = min((i for i in a.issues if i.cut is not None), key=lambda i: i.cut)
     assert f"chunk {first_cut.chunk + 1} " in first_cut.message
-    assert chunkseam.validate(Document(TEXT), a.chunks, SETTINGS)  # the library gives the same issues
+    assert chunkseam.engine.validate(Document(TEXT), a.chunks, SETTINGS)  # the library gives the same issues

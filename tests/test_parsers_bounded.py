@@ -26,7 +26,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from chunkseam.structure import parse_blocks
+from chunkseam.structure.markdown import parse_blocks
 from lsp_support import CONFIG, TIMEOUT, as_dict, initialize, open_doc, request, shutdown, wait_published
 
 #: lines that start like a JSX tag whose attribute expression never closes:
@@ -131,8 +131,8 @@ def _cell_line_col_by_counting(doc, offset):
 def test_cell_positions_from_the_line_index_equal_the_definition():
     import random
 
-    from chunkseam.document import Document
-    from chunkseam.notebook import Cell, build_view, cell_line_col
+    from chunkseam.document.text import Document
+    from chunkseam.document.notebook import Cell, build_view, cell_line_col
 
     rng = random.Random(3)
     for _ in range(1500):
@@ -179,11 +179,10 @@ def test_preview_html_of_too_many_chunks_says_so(tmp_path):
 def test_the_drawing_is_found_by_one_sweep_as_by_the_definition():
     import random
 
-    from chunkseam.chunk import Chunk
-    from chunkseam.document import Document
-    from chunkseam.issue import Issue
-    from chunkseam import preview
-
+    from chunkseam.core.chunk import Chunk
+    from chunkseam.document.text import Document
+    from chunkseam.core.issue import Issue
+    from chunkseam.report import preview
     def by_definition(points, chunks, issues):
         return [(a, b, tuple(c.index for c in chunks if c.start <= a and b <= c.end),
                  tuple(k for k, i in enumerate(issues) if i.start <= a and b <= i.end and i.end > i.start))
@@ -294,9 +293,9 @@ def test_semantic_text_splitter_stops_at_the_time_budget(tmp_path):
 
 def test_semantic_text_splitter_chunks_are_unchanged_by_the_budgeted_count():
     sts = pytest.importorskip("semantic_text_splitter")
-    from chunkseam.analysis import analyze
-    from chunkseam.document import Document
-    from chunkseam.settings import Settings
+    from chunkseam.engine.analysis import analyze
+    from chunkseam.document.text import Document
+    from chunkseam.core.settings import Settings
 
     text = prose(30_000, seed=5)
     for cls in ("MarkdownSplitter", "TextSplitter"):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
-from chunkseam import cache as cache_mod
-from chunkseam.analysis import analyze
+from chunkseam.core import cache as cache_mod
+from chunkseam.engine.analysis import analyze
 from chunkseam.checks.base import _SpanIndex, paired_spans
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.structure import _SEGMENTS, structure
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.structure.markdown import _SEGMENTS, structure
 
 
 def _innermost_by_scan(spans, c):

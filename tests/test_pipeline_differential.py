@@ -27,9 +27,9 @@ for _lib in ("llama_index.core", "langchain_text_splitters", "chonkie", "semchun
 
 import pipeline_runs  # noqa: E402
 from chunkseam import chunkers  # noqa: E402
-from chunkseam.chunkers.adapter import gaps  # noqa: E402
-from chunkseam.document import Document  # noqa: E402
-from chunkseam.tokens import get_sizer  # noqa: E402
+from chunkseam.chunkers.adapters.common import gaps  # noqa: E402
+from chunkseam.document.text import Document  # noqa: E402
+from chunkseam.tokens.tiktoken import get_sizer  # noqa: E402
 
 from conftest import CORPUS, IN_CI  # noqa: E402
 

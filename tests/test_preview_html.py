@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from chunkseam import chunkers
-from chunkseam.analysis import analyze
-from chunkseam.chunk import Chunk
-from chunkseam.cli import main
-from chunkseam.document import Document
-from chunkseam.issue import Issue
-from chunkseam.preview import html_page
-from chunkseam.settings import Settings
+from chunkseam.engine.analysis import analyze
+from chunkseam.core.chunk import Chunk
+from chunkseam.cli.app import main
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.report.preview import html_page
+from chunkseam.core.settings import Settings
 from conftest import require_tool
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from chunkseam import chunkers
-from chunkseam.chunkers.adapter import LibraryError
-from chunkseam.document import Document
-from chunkseam.tokens import get_sizer
+from chunkseam.chunkers.adapters.common import LibraryError
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import get_sizer
 
 from conftest import corpus_files
 from mdgen import markdown_texts, python_texts

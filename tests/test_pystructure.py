@@ -1,4 +1,4 @@
-"""Tests for chunkseam.pystructure: Python definitions, statement units and
+"""Tests for chunkseam.structure.python: Python definitions, statement units and
 string literals as exact string offsets (ast columns are UTF-8 bytes)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import tokenize
 import pytest
 from hypothesis import given, settings
 
-from chunkseam.document import Document
-from chunkseam.pystructure import PyStructure, python_structure
+from chunkseam.document.text import Document
+from chunkseam.structure.python import PyStructure, python_structure
 
 from conftest import corpus_files
 from mdgen import python_texts

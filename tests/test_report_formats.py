@@ -115,8 +115,7 @@ def test_markdown_summary(proj: Path, capsys) -> None:
 
 
 def test_markdown_summary_stays_bounded_on_a_large_run(proj: Path, capsys, monkeypatch) -> None:
-    from chunkseam import report
-
+    from chunkseam.report import formats as report
     monkeypatch.setattr(report, "MARKDOWN_MAX_ISSUES", 10)
     for i in range(report.MARKDOWN_MAX_FILES + 5):
         (proj / "docs" / f"many{i:03}.md").write_text(RUNON, encoding="utf-8")

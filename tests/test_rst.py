@@ -1,4 +1,4 @@
-"""reStructuredText structure (chunkseam.rst): spans, kinds, routing, cut checks, CLI."""
+"""reStructuredText structure (chunkseam.structure.rst): spans, kinds, routing, cut checks, CLI."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from chunkseam.document import Document, kind_for
-from chunkseam.rst import records
-from chunkseam.settings import Settings
-from chunkseam.structure import structure
-from chunkseam.tokens import get_sizer
-from chunkseam.validate import validate
+from chunkseam.document.text import Document, kind_for
+from chunkseam.structure.rst import records
+from chunkseam.core.settings import Settings
+from chunkseam.structure.markdown import structure
+from chunkseam.tokens.tiktoken import get_sizer
+from chunkseam.engine.validate import validate
 from cutkit import marked
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -226,7 +226,7 @@ async def test_language_server_judges_restructuredtext(client: LanguageClient):
 
 
 def test_no_directive_reads_a_file_or_runs(tmp_path):
-    from chunkseam.rst import _docutils_tree
+    from chunkseam.structure.rst import _docutils_tree
 
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-MARKER\n", encoding="utf-8")
@@ -282,7 +282,7 @@ def test_clean_cuts_between_blocks_are_clean():
 
 
 def test_suppression_quick_fix_writes_an_rst_comment():
-    from chunkseam import fixes
+    from chunkseam.fix import edits as fixes
     from chunkseam.checks import suppress
 
     text = "Title\n=====\n\nThe first sentence runs on here.\n"
@@ -348,7 +348,7 @@ def test_messages_use_restructuredtext_words():
 
 
 def test_inline_literals_follow_restructuredtext_rules():
-    from chunkseam.rst import inline_literals
+    from chunkseam.structure.rst import inline_literals
 
     text = "Mark ``:kbd:`C-x C-f```, then :meth:`get` and `link`_ (not a``b``)."
     assert [text[a:b] for a, b in inline_literals(text)] == [
@@ -376,7 +376,7 @@ def test_no_header_repeating_fix_for_a_restructuredtext_table():
 
 
 def test_inline_literals_on_hostile_text_are_found_in_one_pass():
-    from chunkseam.rst import inline_literals
+    from chunkseam.structure.rst import inline_literals
 
     # thousands of openers with no valid end: each is tried once, not against every backtick
     assert inline_literals("``a ``" * 20000) == []

@@ -14,9 +14,9 @@ import random
 import re
 
 from chunkseam.checks import base, chunks, inputs
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.structure import structure
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.structure.markdown import structure
 from conftest import corpus_files
 from hypothesis import example, given
 from hypothesis import settings as hsettings
@@ -186,7 +186,7 @@ def test_bracket_pairs_visit_only_brackets_and_escapes(text):
 
 
 def test_bracket_pairs_on_corpus_paragraphs_and_rst_literals():
-    from chunkseam.rst import inline_literals
+    from chunkseam.structure.rst import inline_literals
 
     checked = 0
     for path in corpus_files()[:30] + corpus_files("rst", "*.rst")[:4]:

@@ -14,11 +14,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.tokens import CharSizer
-from chunkseam.validate import statistics, validate
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import CharSizer
+from chunkseam.engine.validate import statistics, validate
 from clikit import run
 from lsp_support import CONFIG, initialize, open_doc, shutdown, wait_published
 
@@ -172,8 +172,8 @@ async def test_the_editor_grades_as_the_library_does(client: LanguageClient, tmp
     path.write_text(BADGES, encoding="utf-8")
     open_doc(client, path.as_uri(), BADGES)
     published = await wait_published(client, path.as_uri())
-    from chunkseam.analysis import make_chunks, sizer_for
-    from chunkseam.document import load
+    from chunkseam.engine.analysis import make_chunks, sizer_for
+    from chunkseam.document.text import load
 
     s = Settings(chunker="fixed", size=150, unit="chars")
     doc = load(str(path))

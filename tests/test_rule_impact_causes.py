@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.tokens import CharSizer
-from chunkseam.validate import validate
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import CharSizer
+from chunkseam.engine.validate import validate
 from clikit import run
 
 LOUD = ("error", "warning")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from chunkseam import Settings
-from chunkseam.analysis import analyze
-from chunkseam.document import Document
-from chunkseam.embedding_models import known_limit, model_limit
+from chunkseam.engine.analysis import analyze
+from chunkseam.document.text import Document
+from chunkseam.tokens.models import known_limit, model_limit
 from conftest import FIXTURES
 
 TEXT = (FIXTURES / "database.md").read_text(encoding="utf-8")

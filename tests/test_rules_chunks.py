@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from cutkit import make_chunks, marked
 
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.settings import DEFAULT_DANGLING_WORDS, Settings
-from chunkseam.tokens import CharSizer
-from chunkseam.validate import validate
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.core.settings import DEFAULT_DANGLING_WORDS, Settings
+from chunkseam.tokens.tiktoken import CharSizer
+from chunkseam.engine.validate import validate
 
 
 def codes_of(issues, code):
@@ -142,7 +142,7 @@ def test_a_notebook_code_cell_then_a_lower_case_markdown_cell_is_two_things(tmp_
     is read like any document's."""
     import json
 
-    from chunkseam.document import load
+    from chunkseam.document.text import load
 
     def notebook(*cells):
         out = [{"cell_type": kind, "metadata": {}, "source": src,

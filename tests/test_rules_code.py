@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cutkit import marked
 
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 S = Settings(min_tokens=0)
 

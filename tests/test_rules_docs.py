@@ -11,9 +11,9 @@ import pytest
 from cutkit import doc_examples, marked, spans_from_cuts, unmark
 
 from chunkseam.checks.registry import RULES
-from chunkseam.settings import Settings
-from chunkseam.tokens import CharSizer, get_sizer
-from chunkseam.validate import validate, validate_text_only
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import CharSizer, get_sizer
+from chunkseam.engine.validate import validate, validate_text_only
 
 #: rules whose examples are pipeline code (tested in test_rules_input.py)
 CODE_EXAMPLES = {"CS301", "CS302", "CS304"}

@@ -3,9 +3,9 @@ examples, which are pipeline code, run here)."""
 
 from __future__ import annotations
 
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 S = Settings(min_tokens=0)
 

@@ -8,8 +8,8 @@ import pytest
 
 from chunkseam.checks import registry
 from chunkseam.checks.registry import RULES, Rule, get_rule, match, resolve_selection
-from chunkseam.issue import SEVERITIES
-from chunkseam.settings import Settings
+from chunkseam.core.issue import SEVERITIES
+from chunkseam.core.settings import Settings
 
 
 def test_table_is_consistent():

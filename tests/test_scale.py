@@ -13,9 +13,10 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from chunkseam import cli, resultcache
-from chunkseam.parallel import Runner
-from chunkseam.settings import Settings
+from chunkseam.cli import app as cli
+from chunkseam.lint import resultcache
+from chunkseam.lint.parallel import Runner
+from chunkseam.core.settings import Settings
 from clikit import run
 from conftest import corpus_files
 
@@ -233,8 +234,7 @@ def _dump_of(files: list[Path], path: Path, size: int = 700) -> Path:
 
 
 def test_streamed_json_and_sarif_are_the_documents_written_whole(work: Path, capsys) -> None:
-    from chunkseam import report
-
+    from chunkseam.report import formats as report
     rc, out, err = run(capsys, "lint", "docs", *ARGS, "--no-cache")
     assert rc in (0, 1), err
     streamed = json.loads(out)
@@ -307,7 +307,7 @@ def test_audit_on_a_local_dask_cluster_matches_the_single_process_run(work: Path
 
 
 def test_cluster_ranges_start_on_document_boundaries(tmp_path: Path) -> None:
-    from chunkseam.cluster import split_ranges
+    from chunkseam.cluster.jobs import split_ranges
 
     dump = tmp_path / "d.jsonl"
     rows = [{"doc_id": f"d{d}", "chunk_index": i, "text": f"chunk {i} of {d}"} for d in range(40) for i in range(5)]

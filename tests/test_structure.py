@@ -1,4 +1,4 @@
-"""Tests for chunkseam.structure: Markdown blocks with exact spans, heading
+"""Tests for chunkseam.structure.markdown: Markdown blocks with exact spans, heading
 paths, sentences, and the segment-cached parse (which must equal a parse of
 the whole text)."""
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
-from chunkseam import structure as S
-from chunkseam.document import Document
-from chunkseam.structure import _parse_segment, parse_blocks, structure
+from chunkseam.structure import markdown as S
+from chunkseam.document.text import Document
+from chunkseam.structure.markdown import _parse_segment, parse_blocks, structure
 
 from conftest import corpus_files
 from mdgen import markdown_texts
@@ -378,7 +378,7 @@ def test_lead_in_end_reads_the_tail_as_the_regex_says(text):
     """A paragraph ending with one or two colons (not three, not a colon alone
     at a line's start) is a lead-in: the same answer as a regex over the whole
     text, reading only its tail."""
-    from chunkseam.structure import lead_in_end
+    from chunkseam.structure.markdown import lead_in_end
 
     got = lead_in_end(text, 0, len(text))
     assert (got is not None) == (_LEAD_IN_RE.search(text) is not None)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from cutkit import spans_from_cuts, unmark
 
-from chunkseam.settings import Settings
-from chunkseam.validate import validate_text_only
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate_text_only
 
 
 def pieces(marked: str) -> list[str]:

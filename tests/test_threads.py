@@ -69,7 +69,7 @@ def test_registry_is_complete_for_every_thread_from_a_cold_start() -> None:
 
 ENCODINGS = """
     import json, threading
-    from chunkseam.config import settings_from_mapping
+    from chunkseam.config.loader import settings_from_mapping
 
     n = 12
     barrier = threading.Barrier(n)
@@ -99,9 +99,9 @@ def test_encoding_setting_is_validated_the_same_from_every_thread_on_first_impor
 
 ANALYSE = """
     import json, random, sys, threading
-    from chunkseam.analysis import analyze
-    from chunkseam.config import settings_from_mapping
-    from chunkseam.document import Document
+    from chunkseam.engine.analysis import analyze
+    from chunkseam.config.loader import settings_from_mapping
+    from chunkseam.document.text import Document
 
     mode = sys.argv[1]
     rng = random.Random(2024)

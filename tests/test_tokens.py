@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from chunkseam import tokens
-from chunkseam.analysis import sizer_for
-from chunkseam.settings import Settings
-from chunkseam.tokens import (
+from chunkseam.tokens import tiktoken as tokens
+from chunkseam.engine.analysis import sizer_for
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import (
     ApproxTokenSizer,
     CharSizer,
     Sizer,
@@ -463,8 +463,7 @@ def test_gpt2_r50k_p50k_offline_from_openai_whisper_copy(tmp_path, monkeypatch):
 
     if importlib.util.find_spec("whisper") is None:
         pytest.skip("openai-whisper is not installed (pip install --no-deps openai-whisper)")
-    from chunkseam import tokens as t
-
+    from chunkseam.tokens import tiktoken as t
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # nothing cached
     t._encodings.clear()
     try:

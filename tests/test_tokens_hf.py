@@ -13,11 +13,11 @@ import sys
 
 import pytest
 from chunkseam import Settings, chunkers
-from chunkseam.analysis import sizer_for
-from chunkseam.config import ConfigError, resolve
-from chunkseam.document import Document
-from chunkseam.tokens import TokenizerUnavailable, get_sizer
-from chunkseam.tokens_hf import HFSizer
+from chunkseam.engine.analysis import sizer_for
+from chunkseam.config.loader import ConfigError, resolve
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import TokenizerUnavailable, get_sizer
+from chunkseam.tokens.hf import HFSizer
 from conftest import FIXTURES, IN_CI
 
 if importlib.util.find_spec("tokenizers") is None:  # pragma: no cover

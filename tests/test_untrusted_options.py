@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from chunkseam import budget, tokens_hf
-from chunkseam.analysis import analyze, sizer_for
-from chunkseam.budget import BudgetExceeded
-from chunkseam.config import resolve
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.tokens import TokenizerUnavailable
+from chunkseam.core import budget
+from chunkseam.tokens import hf as tokens_hf
+from chunkseam.engine.analysis import analyze, sizer_for
+from chunkseam.core.budget import BudgetExceeded
+from chunkseam.config.loader import resolve
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.tokens.tiktoken import TokenizerUnavailable
 from lsp_support import (
     CONFIG,
     TIMEOUT,
@@ -208,9 +209,9 @@ def test_llamaindex_runs_a_users_regex_on_the_interruptible_engine():
     the worker for good, whatever probe ran before it. Run in a child process: a
     hang fails the test instead of stopping the suite."""
     code = (
-        "from chunkseam.analysis import analyze\n"
-        "from chunkseam.document import Document\n"
-        "from chunkseam.settings import Settings\n"
+        "from chunkseam.engine.analysis import analyze\n"
+        "from chunkseam.document.text import Document\n"
+        "from chunkseam.core.settings import Settings\n"
         "s = Settings(chunker='llamaindex', unit='chars', size=50,\n"
         "             chunker_options={'secondary_chunking_regex': '(a+)+$'})\n"
         "a = analyze(Document('a' * 40 + 'b ' + 'a' * 40000, path='x.md'), s, seconds=600)\n"
@@ -297,7 +298,7 @@ async def test_untrusted_server_drops_hostile_chunker_and_tokenizer_settings(cli
 def test_dangling_words_are_bounded(tmp_path):
     """Every chunk start is matched against all of them: a config file cannot make
     that list (and each match) as long as its 4 MB allow."""
-    from chunkseam.config import ConfigError
+    from chunkseam.config.loader import ConfigError
 
     root = repo(tmp_path, "words", "dangling-words = [" + ", ".join(['"w"'] * 1001) + "]\n")
     with pytest.raises(ConfigError, match="dangling-words.*at most 1,000 words or phrases"):
@@ -327,8 +328,7 @@ def test_a_users_secondary_regex_gives_the_librarys_chunks():
 def test_an_hf_tokenizer_files_content_is_in_the_result_cache_key(tmp_path):
     """Editing the tokenizer.json an hf: encoding names re-checks the files (the key
     had only the setting's text, so results counted with the old tokenizer stayed)."""
-    from chunkseam import resultcache
-
+    from chunkseam.lint import resultcache
     tok = tokenizer_json(tmp_path / "tok" / "tokenizer.json")
     settings = Settings(encoding=f"hf:{tok}")
     before = resultcache.settings_key(settings)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cutkit import marked
 
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 TEXT = "Edit the configu✂ration file. Set the ✂timeout to 30.\n\n```\na\n✂b\n```\n"
 

@@ -11,9 +11,9 @@ from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.validate import validate
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import validate
 
 S = Settings(min_tokens=0)  # no fragment noise in these small documents
 
@@ -198,7 +198,7 @@ def test_split_fence_data_makes_two_complete_fences():
     assert d["fix"] == "split-fence" and d["marker"] == "```" and d["info"] == "python"
     fixed = doc.text[: d["offset"]] + d["insert"] + doc.text[d["offset"]:]
     again = Document(fixed)
-    from chunkseam.structure import structure
+    from chunkseam.structure.markdown import structure
 
     fences = [b for b in structure(again).blocks if b.kind == "fence"]
     assert len(fences) == 2 and all(f.closed and f.info == "python" for f in fences)
@@ -211,7 +211,7 @@ def test_repeat_header_data_gives_each_piece_a_header():
     assert d["fix"] == "repeat-header" and d["rows_before"] == 1
     assert "between body rows 1 and 2" in i.message
     fixed = doc.text[: d["offset"]] + d["insert"] + doc.text[d["offset"]:]
-    from chunkseam.structure import structure
+    from chunkseam.structure.markdown import structure
 
     tables = [b for b in structure(Document(fixed)).blocks if b.kind == "table"]
     assert len(tables) == 2
@@ -249,10 +249,10 @@ def test_plain_leaf_fast_path_judges_as_the_full_order(kind, pattern, monkeypatc
 
     from conftest import corpus_files
 
-    from chunkseam.analysis import make_chunks as chunk_doc
-    from chunkseam.config import resolve
+    from chunkseam.engine.analysis import make_chunks as chunk_doc
+    from chunkseam.config.loader import resolve
 
-    v = importlib.import_module("chunkseam.validate")  # (the package exports the function)
+    v = importlib.import_module("chunkseam.engine.validate")  # (the package exports the function)
     files = corpus_files(kind, pattern)[:6]
     settings = resolve(None, {"chunker": "fixed", "size": 97, "overlap": 0, "unit": "chars"},
                        strict=False).settings

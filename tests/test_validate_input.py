@@ -7,10 +7,10 @@ from dataclasses import replace
 from cutkit import codes, make_chunks
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from chunkseam.chunk import Chunk
-from chunkseam.document import Document
-from chunkseam.settings import Settings
-from chunkseam.validate import statistics, validate
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import statistics, validate
 
 TEXT = ("# Guide\n\nRestart the server. Edit the file. Restart the server.\n\n"
         "```py\nx = 1\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from cutkit import make_chunks, marked
 
-from chunkseam.document import Document
-from chunkseam.issue import Issue
-from chunkseam.settings import Settings
-from chunkseam.validate import Stats, charged_chunk, statistics, total, validate
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.core.settings import Settings
+from chunkseam.engine.validate import Stats, charged_chunk, statistics, total, validate
 
 S = Settings(min_tokens=0)
 

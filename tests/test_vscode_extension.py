@@ -125,9 +125,9 @@ _NOT_VSCODE_LANGUAGE_IDS = {"text"}
 def _server_language_ids() -> set[str]:
     """The language ids the server analyses: every id of its tables for which
     it analyses an open document (code needs the grammar: the test extra)."""
-    from chunkseam.document import _CODE_LANGUAGES, _LANGUAGE_KIND, Document
+    from chunkseam.document.text import _CODE_LANGUAGES, _LANGUAGE_KIND, Document
     from chunkseam.lsp.state import _analysed
-    from chunkseam.tsstructure import _LANGUAGE_IDS
+    from chunkseam.structure.treesitter import _LANGUAGE_IDS
 
     candidates = set(_LANGUAGE_KIND) | set(_CODE_LANGUAGES) | set(_LANGUAGE_IDS)
     return {lang for lang in candidates if _analysed(Document("x = 1\n", language_id=lang))}

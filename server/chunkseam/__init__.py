@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-#: the one place the version is written (pyproject reads it; tests check the VS Code client's)
-__version__ = "0.1.0"
-
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Union
 
-from . import chunkers as registry
-from .chunk import Chunk
-from .document import Document, load
-from .issue import Issue
-from .settings import Settings
+from chunkseam.core.version import __version__
+
+from chunkseam import chunkers as registry
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document, load
+from chunkseam.core.issue import Issue
+from chunkseam.core.settings import Settings
 
 # imported before the function of the same name is defined below: importing a
 # submodule binds it on the package, so a later first import of
-# ``chunkseam.validate`` would replace the ``validate`` function with the module
-from . import validate as _validate_module  # noqa: E402,F401  (isort: skip)
+# ``chunkseam.engine.validate`` would replace the ``validate`` function with the module
+from chunkseam import validate as _validate_module  # noqa: E402,F401  (isort: skip)
 
 
 #: what the functions below accept as a document: a Document, a path or a text
@@ -32,8 +31,8 @@ def chunk(doc: DocumentLike, strategy: str | None = None, *, size: int = 400, ov
           **options: Any) -> list[Chunk]:
     """Chunk ``doc`` (a :class:`Document`, a path or a text) with ``strategy``
     (default: routed by file type); ``overlap_unit="sentences"``: ``overlap``
-    counts whole sentences (see :mod:`chunkseam.overlap`)."""
-    from .analysis import make_chunks
+    counts whole sentences (see :mod:`chunkseam.chunkers.overlap`)."""
+    from chunkseam.engine.analysis import make_chunks
 
     if overlap_unit not in ("unit", "sentences"):
         raise ValueError(f'overlap_unit must be "unit" or "sentences", got {overlap_unit!r}')
@@ -53,8 +52,8 @@ def validate(doc: DocumentLike, chunks: Iterable[ChunkLike] | None = None, setti
     chunk, never the first match of a search). When one cannot be located,
     the text-only checks run instead (as ``audit`` does for such documents;
     their offsets are then relative to each chunk's text)."""
-    from .analysis import make_chunks
-    from .validate import validate as _validate
+    from chunkseam.engine.analysis import make_chunks
+    from chunkseam.engine.validate import validate as _validate
 
     doc = load(doc)
     settings = settings or Settings()
@@ -65,7 +64,7 @@ def validate(doc: DocumentLike, chunks: Iterable[ChunkLike] | None = None, setti
         if chunks and all(isinstance(c, str) for c in chunks):
             located = _locate_texts(doc, chunks)
             if located is None:
-                from .validate import validate_text_only
+                from chunkseam.engine.validate import validate_text_only
 
                 return validate_text_only(chunks, settings)
             chunks = located
@@ -74,7 +73,7 @@ def validate(doc: DocumentLike, chunks: Iterable[ChunkLike] | None = None, setti
 
 def _locate_texts(doc: Document, texts: list[str]) -> list[Chunk] | None:
     """Plain chunk strings as spans of ``doc`` (audit's tracked search), or None."""
-    from .audit import DumpChunk, locate
+    from chunkseam.audit.dump import DumpChunk, locate
 
     spans, _why = locate(doc.text, [DumpChunk(line=i + 1, text=t) for i, t in enumerate(texts)])
     if spans is None:
@@ -83,8 +82,8 @@ def _locate_texts(doc: Document, texts: list[str]) -> list[Chunk] | None:
 
 
 def merge_adjacent(retrieved: Iterable[Any], **kwargs: Any) -> list[Any]:
-    """Join retrieved chunks that are neighbours in their document (see :mod:`chunkseam.merge`)."""
-    from .merge import merge_adjacent as _merge
+    """Join retrieved chunks that are neighbours in their document (see :mod:`chunkseam.engine.merge`)."""
+    from chunkseam.engine.merge import merge_adjacent as _merge
 
     return list(_merge(retrieved, **kwargs))
 

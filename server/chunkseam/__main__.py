@@ -7,9 +7,9 @@ import sys
 
 def _main() -> int:
     try:
-        from chunkseam.cli import main
+        from chunkseam.cli.app import main
     except ModuleNotFoundError as exc:
-        if exc.name != "chunkseam.cli":
+        if exc.name != "chunkseam.cli.app":
             raise
         # the command line is not there (yet): the language server still starts
         if len(sys.argv) > 1 and sys.argv[1] == "server":

@@ -10,9 +10,9 @@
 * :mod:`.textonly` — CS401–CS405 for chunk dumps without a source;
 * :mod:`.suppress` — suppression comments and CS900/CS901.
 
-:func:`chunkseam.validate.validate` runs them in that order.
+:func:`chunkseam.engine.validate.validate` runs them in that order.
 """
 
-from .registry import RULES, Rule, get_rule, resolve_selection
+from chunkseam.checks.registry import RULES, Rule, get_rule, resolve_selection
 
 __all__ = ["RULES", "Rule", "get_rule", "resolve_selection"]

@@ -1,7 +1,7 @@
 """What every check family shares: the cut, the context, text helpers.
 
 Chunk numbers: ``Issue.chunk`` / ``Issue.other_chunk`` are 0-based positions
-in the chunk list given to :func:`chunkseam.validate.validate`; messages show
+in the chunk list given to :func:`chunkseam.engine.validate.validate`; messages show
 them 1-based (``chunk 1`` is the first chunk) because people count from one.
 """
 
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from ..cache import ByteLRU, text_key
-from ..document import Document
-from ..issue import Issue
-from ..sentences import segment
-from .registry import RULES
+from chunkseam.core.cache import ByteLRU, text_key
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.structure.sentences import segment
+from chunkseam.checks.registry import RULES
 
 # -- words -----------------------------------------------------------------------------
 
@@ -399,7 +399,7 @@ def heading_as_written(text: str, heading, width: int = 80) -> str:
     return out if len(out) <= width else out[: width - 1] + "…"
 
 
-#: estimated bytes of the bracket-span indexes kept (see :mod:`chunkseam.cache`)
+#: estimated bytes of the bracket-span indexes kept (see :mod:`chunkseam.core.cache`)
 SPAN_CACHE_BYTES = 8 * 1024 * 1024
 _SPAN_CACHE = ByteLRU("bracket spans", SPAN_CACHE_BYTES)
 
@@ -525,7 +525,7 @@ class Context:
         asked per cut by several rules, so answered once)."""
         rst = self._rst
         if rst is None:
-            from ..rst import is_rst
+            from chunkseam.structure.rst import is_rst
 
             doc = self.doc
             rst = self._rst = is_rst(doc.path, doc.uri, doc.language_id)
@@ -535,7 +535,7 @@ class Context:
     @property
     def structure(self):
         if self._structure is None:
-            from ..structure import structure
+            from chunkseam.structure.markdown import structure
 
             self._structure = structure(self.doc)
         return self._structure
@@ -543,7 +543,7 @@ class Context:
     @property
     def python(self):
         if self._py is None:
-            from ..pystructure import python_structure
+            from chunkseam.structure.python import python_structure
 
             self._py = python_structure(self.doc)
         return self._py
@@ -551,7 +551,7 @@ class Context:
     def sentences(self, block) -> list[tuple[int, int]]:
         """The sentences of a paragraph (any other block: one). Those of a
         paragraph's text are kept with its structure segment, by their place
-        in it (:meth:`~chunkseam.structure.Structure.segment_memo`): after an
+        in it (:meth:`~chunkseam.structure.markdown.Structure.segment_memo`): after an
         edit elsewhere they are found again without the text flattened and
         hashed for the sentence cache."""
         key = block.start
@@ -563,7 +563,7 @@ class Context:
                 if kept is None:
                     got = sentence_spans(self.text, start, end)
                 else:
-                    from ..sentences import current_language
+                    from chunkseam.structure.sentences import current_language
 
                     memo_key = ("sentences", kept[1], end - start, current_language())
                     rel = kept[0].get(memo_key)
@@ -660,7 +660,7 @@ class Context:
 
     def _rst_literals(self, piece: str) -> list[tuple[int, int, str]] | None:
         if self.doc.kind == "markdown" and self.rst:
-            from ..rst import inline_literals
+            from chunkseam.structure.rst import inline_literals
 
             return [(a, b, _rst_span_kind(piece, a, b)) for a, b in inline_literals(piece)]
         return None
@@ -761,7 +761,7 @@ class CutMessage(tuple):
     chunk numbers either side, what the cut breaks, and a one-item list that
     holds the message once written. It holds no text: a cache keeps it as it
     is; the same judgement elsewhere (a later version whose text is the same
-    there, the same neighbourhood moved, see :mod:`chunkseam.validate`)
+    there, the same neighbourhood moved, see :mod:`chunkseam.engine.validate`)
     shares the written message (:meth:`moved`)."""
 
     __slots__ = ()

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .. import budget
-from ..issue import Issue
-from .base import ChunkView, Context, snippet_after
+from chunkseam.core import budget
+from chunkseam.core.issue import Issue
+from chunkseam.checks.base import ChunkView, Context, snippet_after
 
 _MARKUP = re.compile(r"(?:[ \t]*(?:>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*[*_~\"'“‘(\[]*")
 
@@ -90,7 +90,7 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
         msg = f"chunk {view.position + 1} is over the size budget"
     quiet = False
     if view.oversize:
-        from .code import kept_whole
+        from chunkseam.checks.code import kept_whole
 
         what = kept_whole(ctx, view.start, view.end)
         msg += f" ({what} kept whole)" if what else " (an atomic unit kept whole)"
@@ -109,7 +109,7 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
                       hint="split the unit, raise the size, or accept it",
                       chunk_span=[view.start, view.end], tokens=tokens, size=size)
     if quiet:
-        from .impact import quieter
+        from chunkseam.checks.impact import quieter
 
         issue.severity = quieter(issue.severity)
         issue.data["impact"] = "decoration" if msg.endswith("(decoration)") else "kept-whole"
@@ -121,7 +121,7 @@ def decoration_of(ctx: Context, s: int, e: int) -> str:
     MDX export block, a template bound to data …; see
     :mod:`chunkseam.checks.decoration`): its text read as raw markup, or a
     block of the document's structure covering 80% of it. "" for content."""
-    from .decoration import region
+    from chunkseam.checks.decoration import region
 
     where = region("html_block", ctx.text[s:e])
     if where or ctx.doc.kind not in ("markdown", "text") or e <= s:
@@ -538,7 +538,7 @@ def _model_sizer(ctx: Context):
         return sizer
     cached = getattr(ctx, "_model_sizer", None)
     if cached is None:
-        from ..analysis import sizer_for
+        from chunkseam.engine.analysis import sizer_for
 
         settings = ctx.settings
         try:
@@ -550,7 +550,7 @@ def _model_sizer(ctx: Context):
 
 
 def over_model_limit(ctx: Context, view: ChunkView) -> Issue | None:
-    from ..embedding_models import model_limit
+    from chunkseam.tokens.models import model_limit
 
     limit = model_limit(ctx.settings)
     if not limit:
@@ -593,7 +593,7 @@ def _cut_at(sizer, text: str, budget: int) -> int:
 
 def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
     """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
-    from ..embedding_models import model_limit
+    from chunkseam.tokens.models import model_limit
 
     out: list[Issue] = []
     on = ctx.enabled

@@ -1,7 +1,7 @@
 """CS201 split-definition and CS202 split-string: cuts in Python code.
 
-Uses :mod:`chunkseam.pystructure` (definitions and string literals with exact
-offsets) for Python and :mod:`chunkseam.tsstructure` (tree-sitter, the
+Uses :mod:`chunkseam.structure.python` (definitions and string literals with exact
+offsets) for Python and :mod:`chunkseam.structure.treesitter` (tree-sitter, the
 ``chunkseam[code]`` extra) for JavaScript, TypeScript, Go, Rust and Java; the
 messages name the language's own kind of definition (``inside impl block
 Router``, ``inside method Gson.toJson``). Precedence for Python documents: CS202 split-string > CS001
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
-from ..issue import Issue
-from .base import Context, Cut
-from .cuts import Where, mid_word
+from chunkseam.core.issue import Issue
+from chunkseam.checks.base import Context, Cut
+from chunkseam.checks.cuts import Where, mid_word
 
 _STRING_WORDS = {"docstring": "inside a docstring", "fstring": "inside an f-string",
                  "tstring": "inside a t-string", "bytes": "inside a bytes literal",
@@ -41,7 +41,7 @@ def _structure(ctx: Context):
     another code document (None without the ``code`` extra or a grammar)."""
     if ctx.doc.kind == "python":
         return ctx.python
-    from ..tsstructure import ts_structure
+    from chunkseam.structure.treesitter import ts_structure
 
     return ctx.doc.memo("checks:tsstructure", lambda: ts_structure(ctx.doc))
 

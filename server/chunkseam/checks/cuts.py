@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..issue import Issue
-from ..structure import LEAF_KINDS, lead_in_end
-from .base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
+from chunkseam.core.issue import Issue
+from chunkseam.structure.markdown import LEAF_KINDS, lead_in_end
+from chunkseam.checks.base import Context, Cut, code_spans, has_prose, heading_as_written, sentence_spans, word_span
 
 _FENCE_MARK = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 
@@ -169,7 +169,7 @@ def _code_cell(ctx: Context, cut: Cut, b) -> Issue | None:
     what = f"inside code cell {cell + 1}"
     data: dict = {"block": [b.start, b.end], "cell": cell + 1, "language": nb.languages[cell]}
     if nb.languages[cell] == "python":
-        from ..pystructure import python_structure
+        from chunkseam.structure.python import python_structure
 
         py = ctx.doc.memo(("checks:cell-python", cell), lambda: python_structure(ctx.text[s:e]))
         if py is not None and py.ok:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..cache import ByteLRU, text_key
+from chunkseam.core.cache import ByteLRU, text_key
 
 #: verdicts per (kind, text) of a block; a verdict is a short string or ""
 _CACHE = ByteLRU("decoration verdicts", 2 * 1024 * 1024)

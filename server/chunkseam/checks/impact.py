@@ -24,7 +24,7 @@ chunker kept an atomic unit whole (a code block, a table) is info up to twice
 the size (``loud-kept-whole``), see :func:`chunkseam.checks.chunks.oversize`.
 
 Runs after the cut judgements (which are cached by their neighbourhood, see
-:mod:`chunkseam.validate`) on the issues of one validation, so both read the
+:mod:`chunkseam.engine.validate`) on the issues of one validation, so both read the
 same chunks; it never changes an issue it is given (the cache may hold it):
 a re-graded issue is a new one.
 
@@ -53,9 +53,9 @@ import bisect
 import re
 from typing import Any
 
-from ..issue import SEVERITY_RANK, Issue
-from .base import Context
-from .decoration import licence_file, region
+from chunkseam.core.issue import SEVERITY_RANK, Issue
+from chunkseam.checks.base import Context
+from chunkseam.checks.decoration import licence_file, region
 
 #: the cut rules whose issues are graded by impact
 CUT_RULES = frozenset({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008"})
@@ -85,7 +85,7 @@ class Because:
     def same(self, other: Any) -> bool:
         """Whether ``other`` is a message equal to this one, known without
         writing either: the same reason after the same base message (see
-        :meth:`chunkseam.issue.Issue.same_message`)."""
+        :meth:`chunkseam.core.issue.Issue.same_message`)."""
         if other is self:
             return True
         if type(other) is not Because or other.why != self.why:

@@ -1,7 +1,7 @@
 """CS301–CS304: the chunk list itself, and the cuts it makes.
 
 Bad input never crashes the validator. Each chunk is read defensively (a
-:class:`~chunkseam.chunk.Chunk`, any object with ``start``/``end``, or a
+:class:`~chunkseam.core.chunk.Chunk`, any object with ``start``/``end``, or a
 dict with ``start``/``end`` or ``start_index``/``start_char_idx``); then
 
 * CS302 invalid-span — offsets that are not integers, negative, past the end
@@ -22,9 +22,9 @@ import re
 from bisect import bisect_left
 from typing import Any
 
-from ..chunk import Chunk
-from ..issue import Issue
-from .base import ChunkView, Context, Cut, snippet_after
+from chunkseam.core.chunk import Chunk
+from chunkseam.core.issue import Issue
+from chunkseam.checks.base import ChunkView, Context, Cut, snippet_after
 
 _MISSING = object()
 
@@ -228,7 +228,7 @@ def make_cuts(text: str, views: list[ChunkView], after: int = -1) -> list[Cut]:
     """Every place where a chunk starts or ends inside the document's content
     (``after``: only those at that offset or later, as the whole list has
     them, but for a cut there merged with one before it; see
-    ``chunkseam.validate._cuts``, which takes the rest from an earlier version)."""
+    ``chunkseam.engine.validate._cuts``, which takes the rest from an earlier version)."""
     if not views:
         return []
     bounds = content_bounds(text)

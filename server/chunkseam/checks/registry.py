@@ -43,7 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..issue import SEVERITIES
+from chunkseam.core.issue import SEVERITIES
 
 FAMILIES = {
     "cut": "a cut between two chunks judged against the document",
@@ -262,10 +262,9 @@ def path_matches(path: str | None, pattern: str, base: str | None = None) -> boo
     """Whether a file path matches a per-file-ignores glob: gitignore-style,
     anchored at ``base`` (the configuration file's directory; None = the
     current directory), like every path pattern of the configuration (see
-    :mod:`chunkseam.globs`): ``docs/legacy/`` covers ``BASE/docs/legacy/**``,
+    :mod:`chunkseam.core.globs`): ``docs/legacy/`` covers ``BASE/docs/legacy/**``,
     ``*.md`` and ``CHANGELOG.md`` match at any depth."""
-    from .. import globs
-
+    from chunkseam.core import globs
     return globs.matches(path, pattern, base)
 
 

@@ -49,10 +49,10 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from ..document import Document
-from ..issue import Issue
-from .base import code_spans
-from .registry import RULES, _match
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.checks.base import code_spans
+from chunkseam.checks.registry import RULES, _match
 
 _MD_COMMENT = re.compile(
     r"<!--[ \t]*chunkseam-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*?)-->", re.S)
@@ -105,7 +105,7 @@ def _in_code(doc: Document, offset: int) -> bool:
     """Whether ``offset`` is inside a code block or an inline code span."""
     if doc.kind != "markdown":
         return False
-    from ..structure import structure
+    from chunkseam.structure.markdown import structure
 
     st = structure(doc)
     leaf = st.leaf_at(offset)
@@ -133,7 +133,7 @@ def parse(doc: Document) -> list[Suppression]:
     out: list[Suppression] = []
     open_regions: list[Suppression] = []
     found = list(_MD_COMMENT.finditer(text))
-    from ..rst import is_rst
+    from chunkseam.structure.rst import is_rst
 
     if doc.kind == "text" or is_rst(doc.path, doc.uri, doc.language_id):
         found = sorted(found + list(_RST_COMMENT.finditer(text)), key=lambda m: m.start())
@@ -192,7 +192,7 @@ _CELL_COMMENT = re.compile(r"(?:#|//)[ \t]*chunkseam:[^\r\n]*")
 def _parse_code(doc: Document) -> list[Suppression]:
     """``// chunkseam: ignore[CS201]`` in the comments tree-sitter finds (none
     without the ``code`` extra)."""
-    from ..tsstructure import ts_structure
+    from chunkseam.structure.treesitter import ts_structure
 
     ts = ts_structure(doc)
     if ts is None or not ts.ok:

@@ -38,10 +38,10 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..document import Document
-from ..issue import Issue
-from .base import code_spans
-from .registry import RULES, resolve_selection
+from chunkseam.document.text import Document
+from chunkseam.core.issue import Issue
+from chunkseam.checks.base import code_spans
+from chunkseam.checks.registry import RULES, resolve_selection
 
 _END_OK = re.compile(r"[.!?:;…。！？][\"'”’)\]*_~`]*\s*$")
 _URL_END = re.compile(r"(?:https?://|www\.)\S+\s*$|<[^>]*>\s*$|`\s*$|\)\s*$")
@@ -55,7 +55,7 @@ _DELIM_ROW = re.compile(r"^[ \t]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]
 
 
 def _structure(text: str):
-    from ..structure import Structure
+    from chunkseam.structure.markdown import Structure
 
     return Structure(Document(text, kind="markdown"))
 

@@ -13,9 +13,9 @@ import importlib
 import threading
 from typing import Any, Callable, Protocol
 
-from ..chunk import Chunk
-from ..document import Document
-from ..tokens import Sizer
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import Sizer
 
 
 class Chunker(Protocol):
@@ -29,9 +29,10 @@ class Chunker(Protocol):
 
 
 _REGISTRY: dict[str, Chunker] = {}
-_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code", "pipeline",
+_BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code",
                     # pipeline-library adapters (each library imported only when used)
-                    "llamaindex", "chonkie", "semchunk", "text_splitter", "haystack")
+                    "adapters.langchain", "adapters.llamaindex", "adapters.chonkie", "adapters.semchunk",
+                    "adapters.text_splitter", "adapters.haystack")
 _loaded = False
 # Held while the built-in strategies are imported, so that a thread never sees
 # a half-filled registry; re-entrant because a strategy module may itself ask
@@ -102,7 +103,7 @@ _KIND_DEFAULT = {"markdown": "markdown", "python": "code", "code": "code", "text
 def route(doc: Document, routes: dict[str, str] | None = None, base: str | None = None) -> str:
     """The chunker name for a document: the first matching glob of ``routes``
     (user routes first, then the defaults), else by document kind. Globs are
-    gitignore-style, anchored at ``base`` (see :mod:`chunkseam.globs`)."""
+    gitignore-style, anchored at ``base`` (see :mod:`chunkseam.core.globs`)."""
     return explain_route(doc.path, doc.kind, routes, base)[0]
 
 
@@ -111,8 +112,8 @@ def explain_route(path: str | None, kind: str, routes: dict[str, str] | None = N
     """(chunker name, why) for a document at ``path`` of ``kind``: the first
     matching glob of the user's ``routes``, then of the built-in routes, else
     the default for the document kind."""
-    from .. import globs
-    from ..settings import DEFAULT_ROUTES
+    from chunkseam.core import globs
+    from chunkseam.core.settings import DEFAULT_ROUTES
 
     if path:
         for table, label in ((routes or {}, "chunkers"), (DEFAULT_ROUTES, "built-in route")):

@@ -1,12 +1,12 @@
 """``code``: chunks along definitions — Python through the standard library
-``ast`` (via :mod:`chunkseam.pystructure`), JavaScript, TypeScript, Go, Rust
-and Java through tree-sitter (:mod:`chunkseam.tsstructure`), other languages
+``ast`` (via :mod:`chunkseam.structure.python`), JavaScript, TypeScript, Go, Rust
+and Java through tree-sitter (:mod:`chunkseam.structure.treesitter`), other languages
 through the ``recursive`` strategy with that language's separators.
 
 Python
 ------
 * **Units** are the top-level statements, each with its decorators and the
-  comment lines directly above it (see :mod:`chunkseam.pystructure`).
+  comment lines directly above it (see :mod:`chunkseam.structure.python`).
 * **Header**: the statements before the first function or class — module
   docstring, imports, ``__all__``, constants, ``if TYPE_CHECKING:`` blocks —
   form the header chunk(s), never packed with a definition.
@@ -37,7 +37,7 @@ Python
 
 JavaScript, TypeScript, Go, Rust, Java
 --------------------------------------
-With the ``chunkseam[code]`` extra, :mod:`chunkseam.tsstructure` parses them
+With the ``chunkseam[code]`` extra, :mod:`chunkseam.structure.treesitter` parses them
 with tree-sitter (grammars from the per-language wheels, offline) into the
 same statement units and definitions, and the rules above apply unchanged:
 the header is the package clause, imports and whatever precedes the first
@@ -67,12 +67,12 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any, Callable
 
-from ..chunk import Chunk
-from ..document import Document
-from ..pystructure import Definition, PyStructure, Statement, python_structure
-from ..tokens import Sizer
-from . import get, register
-from .markdown import (
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.structure.python import Definition, PyStructure, Statement, python_structure
+from chunkseam.tokens.tiktoken import Sizer
+from chunkseam.chunkers import get, register
+from chunkseam.chunkers.markdown import (
     Atom, check_size, fill_gaps, glue_atoms, make_measure, pack, rstrip_end, tidy_bounds,
 )
 
@@ -141,7 +141,7 @@ class _Run:
         if label is None:
             first_def = next((i for i, s in enumerate(body) if s.definition is not None), len(body))
         else:  # (tree-sitter: constants and variables belong to the header, as in Python)
-            from ..tsstructure import BINDING_LABELS
+            from chunkseam.structure.treesitter import BINDING_LABELS
 
             first_def = next((i for i, s in enumerate(body) if s.definition is not None
                               and label(ps.definitions[s.definition]) not in BINDING_LABELS), len(body))
@@ -195,7 +195,7 @@ def _fallback(doc: Document, sizer: Sizer, size: int, overlap: int, language: st
               reason: str) -> list[Chunk]:
     options: dict[str, Any] = {}
     if language:
-        from .recursive import separators_for_language
+        from chunkseam.chunkers.recursive import separators_for_language
 
         try:
             separators_for_language(language)
@@ -227,7 +227,7 @@ class CodeChunker:
         if language == "python":
             ps: PyStructure = python_structure(doc)
         else:
-            from ..tsstructure import code_language, missing_reason, ts_structure
+            from chunkseam.structure.treesitter import code_language, missing_reason, ts_structure
 
             ts_lang = code_language(doc) if language in (None, "js", "ts") else language
             ts = ts_structure(doc, ts_lang) if ts_lang else None

@@ -36,12 +36,12 @@ import threading
 from array import array
 from typing import Any, Callable
 
-from .. import budget
-from ..chunk import Chunk, chunk_of
-from ..document import Document
-from ..tokens import Sizer
-from . import register
-from .recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST, stable_boundaries_apply
+from chunkseam.core import budget
+from chunkseam.core.chunk import Chunk, chunk_of
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import Sizer
+from chunkseam.chunkers import register
+from chunkseam.chunkers.recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST, stable_boundaries_apply
 
 #: a character that is not whitespace (``\S`` matches exactly what ``str.isspace`` does not)
 _CONTENT = re.compile(r"\S")
@@ -437,7 +437,7 @@ def _blocks(lens: Any, q: int, old: list[int], moved: tuple[int, int, int] | Non
 
 def token_windows(text: str, encoding: Any, size: int, step: int) -> list[tuple[int, int]]:
     """Character spans of windows of ``size`` tokens stepping ``step`` tokens."""
-    from ..tokens import TokenSizer
+    from chunkseam.tokens.tiktoken import TokenSizer
 
     if not text:
         return []
@@ -462,7 +462,7 @@ class FixedChunker:
         if sizer.unit == "chars":
             spans = _windows(len(text), size, step)
         elif encoding is not None:
-            from .resync import token_text
+            from chunkseam.chunkers.incremental import token_text
 
             encoded = token_text(doc, sizer, encoding)
             windows, spans = encoded.window_spans(size, step)

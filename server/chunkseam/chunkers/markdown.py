@@ -19,7 +19,7 @@ What a chunk is
    ``.. index::``), an HTML anchor alone on its lines (``<a name="x"></a>``)
    or an HTML comment — is no body either: labels before the first heading join its section, and
    labels that end a section go with the heading after them, so no chunk is
-   only labels (see :func:`chunkseam.structure.is_anchor`).
+   only labels (see :func:`chunkseam.structure.markdown.is_anchor`).
 2. **A section that fits** ``size`` (exact count of its text) is one chunk.
    Small neighbouring sections are *not* merged: a section is the unit a
    reader and a retriever expect (the field's reference example — four short
@@ -79,13 +79,13 @@ from threading import Lock
 from typing import Any, Callable, Sequence
 from weakref import WeakKeyDictionary
 
-from .. import budget
-from ..chunk import Chunk
-from ..document import Document
-from ..structure import Block, Structure, is_anchor, lead_in_end, structure
-from ..tokens import Sizer, memo_count
-from ..cache import ByteLRU
-from . import register
+from chunkseam.core import budget
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.structure.markdown import Block, Structure, is_anchor, lead_in_end, structure
+from chunkseam.tokens.tiktoken import Sizer, memo_count
+from chunkseam.core.cache import ByteLRU
+from chunkseam.chunkers import register
 
 name = "markdown"
 description = (
@@ -511,7 +511,7 @@ class _Run:
         # pre-cut a huge paragraph at likely sentence ends (else at a space)
         # into windows of at most PYSBD_WINDOW characters, then pysbd each;
         # a window without whitespace is one word and needs no pysbd at all
-        from ..sentences import sentence_spans
+        from chunkseam.structure.sentences import sentence_spans
 
         text = self.text
         spans: list[tuple[int, int]] = []
@@ -621,7 +621,7 @@ def sections(st: Structure) -> list[tuple[list[Block], tuple[str, ...]]]:
 # checks that cached and fresh chunks are identical over random edits.
 
 #: estimated bytes of the section chunk spans kept per sizer (least recently
-#: used go first; see :mod:`chunkseam.cache`)
+#: used go first; see :mod:`chunkseam.core.cache`)
 SECTION_CACHE_BYTES = 12 * 1024 * 1024
 
 

@@ -60,11 +60,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
-from .. import budget
-from ..chunk import Chunk
-from ..document import Document
-from ..tokens import Sizer, TokenSizer, memo_count
-from . import register
+from chunkseam.core import budget
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import Sizer, TokenSizer, memo_count
+from chunkseam.chunkers import register
 
 name = "recursive"
 description = (
@@ -583,11 +583,11 @@ def run_key(sizer: Sizer, size: int, overlap: int, options: dict[str, Any]) -> t
 
 def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
                      previous: tuple | None = None, **options: Any) -> Any:
-    """The top-level run (:class:`chunkseam.chunkers.resync.RecursiveRun`) of
+    """The top-level run (:class:`chunkseam.chunkers.incremental.RecursiveRun`) of
     ``recursive`` over ``doc``, updated from the run of the document it was
     edited from when that one is still known (see :mod:`.resync`), or from
     ``previous`` (``(run, start, end, inserted)``) when given."""
-    from .resync import find_previous, recursive_run
+    from chunkseam.chunkers.incremental import find_previous, recursive_run
 
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise ValueError(f"recursive: size must be a positive integer, got {size!r}")

@@ -1,6 +1,6 @@
 """``sentence``: pysbd sentences merged greedily up to ``size``.
 
-* Sentences come from :func:`chunkseam.sentences.segment` (pysbd,
+* Sentences come from :func:`chunkseam.structure.sentences.segment` (pysbd,
   ``clean=False``, cached by content), run paragraph by paragraph: the text is
   first split at blank lines, so a sentence never spans a blank line and an
   edit re-segments only the paragraph it touches. pysbd's time grows faster
@@ -27,13 +27,13 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from .. import budget
-from ..chunk import Chunk, chunk_of
-from ..document import Document
-from ..sentences import segment
-from ..tokens import Sizer
-from . import register
-from .recursive import SpanCounter
+from chunkseam.core import budget
+from chunkseam.core.chunk import Chunk, chunk_of
+from chunkseam.document.text import Document
+from chunkseam.structure.sentences import segment
+from chunkseam.tokens.tiktoken import Sizer
+from chunkseam.chunkers import register
+from chunkseam.chunkers.recursive import SpanCounter
 
 name = "sentence"
 description = "pysbd sentences merged greedily to `size`; overlap in whole sentences"
@@ -129,7 +129,7 @@ def _greedy(
     The state before a run is ``(i, floor)``: its first item and the item
     after the run before it. ``start`` is the state to begin in, ``runs`` a
     list to append to; ``meet(i, floor)``, asked before each run, stops the
-    walk when it answers true (see :mod:`chunkseam.chunkers.resync`).
+    walk when it answers true (see :mod:`chunkseam.chunkers.incremental`).
     """
     runs = [] if runs is None else runs
     i, floor = start
@@ -183,7 +183,7 @@ class SentenceChunker:
                 f"sentence: overlap (in sentences) must be a non-negative integer, got {overlap!r}"
             )
         text = doc.text
-        from .resync import sentence_run
+        from chunkseam.chunkers.incremental import sentence_run
 
         run = sentence_run(doc, sizer, size, overlap)
         s_starts, s_ends = run.s_starts, run.s_ends

@@ -16,7 +16,7 @@ Two file formats:
   error that names the question. Optional: ``id``.
 
 Offsets are into the text chunkseam analyses: the file's text, or for a
-notebook its view of the cells (:mod:`chunkseam.notebook`).
+notebook its view of the cells (:mod:`chunkseam.document.notebook`).
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ class Corpus:
     def document(self, rel: str):
         doc = self._docs.get(rel)
         if doc is None:
-            from ..audit import read_source
-            from ..notebook import open_document
+            from chunkseam.audit.dump import read_source
+            from chunkseam.document.notebook import open_document
 
             p = self.root / rel
             doc = open_document(read_source(p, keep_bom=True), str(p), self.settings)

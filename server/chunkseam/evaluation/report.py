@@ -6,7 +6,7 @@ import html
 import json
 from typing import Any, Sequence, TextIO
 
-from .run import Result
+from chunkseam.evaluation.run import Result
 
 
 def _pct(v: float | None) -> str:

@@ -2,7 +2,7 @@
 
 For each configuration every document the questions point into is chunked
 and validated through the same entry points as ``lint`` and ``compare``
-(:func:`chunkseam.analysis.make_chunks`, :func:`chunkseam.validate.validate`,
+(:func:`chunkseam.engine.analysis.make_chunks`, :func:`chunkseam.engine.validate.validate`,
 within the budget of one analysis). Then:
 
 * **excerpt integrity**: a reference excerpt (trimmed of surrounding
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from . import metrics
-from .questions import Corpus, Question
+from chunkseam.evaluation import metrics
+from chunkseam.evaluation.questions import Corpus, Question
 
 
 def describe(settings) -> str:
@@ -51,11 +51,11 @@ class DocChunks:
 def chunk_document(item: tuple[Any, ...]) -> DocChunks:
     """Chunk and validate one document: ``(path, settings, rel[, text])`` (top-level: runs in
     worker processes with --jobs, on Dask workers with --scheduler, which get the text)."""
-    from .. import budget
-    from ..analysis import make_chunks, sizer_for
-    from ..audit import read_source
-    from ..notebook import open_document
-    from ..validate import statistics, validate
+    from chunkseam.core import budget
+    from chunkseam.engine.analysis import make_chunks, sizer_for
+    from chunkseam.audit.dump import read_source
+    from chunkseam.document.notebook import open_document
+    from chunkseam.engine.validate import statistics, validate
 
     path, settings, rel, *given = item
     try:
@@ -84,7 +84,7 @@ class Excerpt:
 
     @property
     def loud(self) -> bool:
-        from ..validate import BROKEN_SEVERITIES
+        from chunkseam.engine.validate import BROKEN_SEVERITIES
 
         return any(i["severity"] in BROKEN_SEVERITIES for c in self.cuts for i in c["issues"])
 
@@ -266,7 +266,7 @@ def evaluate(questions: Sequence[Question], corpus: Corpus, configurations: Sequ
 
 def _score(label: str, settings: Any, per_doc: dict[str, DocChunks], questions: Sequence[Question],
            corpus: Corpus, k: int, retrievers: Sequence[str], allow_download: bool) -> Result:
-    from .retrieval import BM25, Dense
+    from chunkseam.evaluation.retrieval import BM25, Dense
 
     res = Result(label, settings, k)
     ids: list[tuple[str, int, int]] = []

@@ -15,7 +15,7 @@ needs any of them. The shared, framework-free parts are :class:`Splitter`
 
 from __future__ import annotations
 
-from ._core import (STRATEGIES, BrokenChunkRateExceeded, Guard, GuardReport, Record, Splitter,
+from chunkseam.integrations._core import (STRATEGIES, BrokenChunkRateExceeded, Guard, GuardReport, Record, Splitter,
                     chunk_metadata, is_loud_cut, merge, settings_from_config)
 
 __all__ = ["STRATEGIES", "BrokenChunkRateExceeded", "Guard", "GuardReport", "Record", "Splitter",

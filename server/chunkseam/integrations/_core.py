@@ -22,7 +22,7 @@ routes them — and then *seals* the result with the validator as the judge:
    :data:`ROUNDS` rounds is removed by joining its two chunks, so the loop
    always ends;
 3. with an overlap, each chunk is extended backwards by whole sentences
-   (:mod:`chunkseam.overlap`): up to ``overlap`` of them with
+   (:mod:`chunkseam.chunkers.overlap`): up to ``overlap`` of them with
    ``overlap-unit = "sentences"``, else as many as fit in ``overlap`` tokens
    (or characters); the strategy ran with a budget that leaves room for it, so
    a chunk with its overlap fits ``size``. A chunk whose extended start draws
@@ -40,11 +40,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .. import __version__
-from ..chunk import Chunk, chunk_of
-from ..document import Document, kind_for
-from ..issue import Issue
-from ..settings import Settings
+from chunkseam.core.version import __version__
+from chunkseam.core.chunk import Chunk, chunk_of
+from chunkseam.document.text import Document, kind_for
+from chunkseam.core.issue import Issue
+from chunkseam.core.settings import Settings
 
 #: the strategies a splitter runs (structure-aware; the ones the guarantee is about)
 STRATEGIES = ("markdown", "code", "sentence")
@@ -101,7 +101,7 @@ class Splitter:
         if s.overlap_unit != "sentences" and s.overlap:
             if s.overlap >= s.size:
                 raise ValueError(f"overlap ({s.overlap}) must be smaller than size ({s.size})")
-        from ..analysis import sizer_for
+        from chunkseam.engine.analysis import sizer_for
 
         self.sizer = sizer_for(s)
         self._judge = _judge_settings(s)
@@ -140,7 +140,7 @@ class Splitter:
     def strategy_for(self, doc: Document) -> str:
         if self.strategy:
             return self.strategy
-        from ..analysis import chunker_name
+        from chunkseam.engine.analysis import chunker_name
 
         name = chunker_name(doc, self.settings)
         return name if name in STRATEGIES else {"markdown": "markdown", "python": "code",
@@ -155,8 +155,8 @@ class Splitter:
         return self.split_document(doc, size=size)
 
     def split_document(self, doc: Document, *, size: int | None = None) -> list[Chunk]:
-        from .. import chunkers
-        from ..sentences import language
+        from chunkseam import chunkers
+        from chunkseam.structure.sentences import language
 
         size = size or self.settings.size
         if not doc.text.strip():
@@ -165,8 +165,8 @@ class Splitter:
         s = self.settings
         with language(s.language):
             budget = size
-            if s.overlap:  # room for the overlap (chunkseam.overlap)
-                from ..overlap import reserve
+            if s.overlap:  # room for the overlap (chunkseam.chunkers.overlap)
+                from chunkseam.chunkers.overlap import reserve
 
                 room = (reserve(doc, self.sizer, size, s.overlap) if s.overlap_unit == "sentences"
                         else min(s.overlap, size // 2))
@@ -180,13 +180,13 @@ class Splitter:
 
     # -- the seal -----------------------------------------------------------------------
     def _issues(self, doc: Document, chunks: list[Chunk], size: int) -> list[Issue]:
-        from ..validate import validate
+        from chunkseam.engine.validate import validate
 
         judge = self._judge if size == self._judge.size else replace(self._judge, size=size)
         return validate(doc, chunks, judge, sizer=self.sizer)
 
     def _chunk(self, doc: Document, start: int, end: int, k: int, name: str, size: int) -> Chunk:
-        from ..structure import structure
+        from chunkseam.structure.markdown import structure
 
         text = doc.text
         n = self.sizer.count(text[start:end])
@@ -254,7 +254,7 @@ class Splitter:
         return parts
 
     def _overlap(self, doc: Document, chunks: list[Chunk], size: int) -> list[Chunk]:
-        from ..overlap import sentence_overlap
+        from chunkseam.chunkers.overlap import sentence_overlap
 
         s = self.settings
         # in sentences: that many; in tokens or characters: whole sentences within that many
@@ -291,7 +291,7 @@ def settings_from_config(path: str | os.PathLike[str] | None = None, *, config_f
     """The resolved chunkseam settings of the project around ``path`` (a file or
     directory; default the current directory). Untrusted by default: a
     config's plugins are not imported."""
-    from ..config import resolve
+    from chunkseam.config.loader import resolve
 
     target = Path(path) if path is not None else Path.cwd()
     if target.is_dir():
@@ -358,7 +358,7 @@ class GuardReport:
     """What one call of a guard found: per record its issues, and the totals."""
 
     issues: list[list[Issue]]
-    stats: Any  # chunkseam.validate.Stats
+    stats: Any  # chunkseam.engine.validate.Stats
     events: list[dict[str, Any]]
 
     @property
@@ -413,7 +413,7 @@ class Guard:
         self._instruments = _otel_instruments(meter) if metrics is not False else None
         if metrics is True and self._instruments is None:
             raise ValueError("metrics=True needs opentelemetry-api (pip install opentelemetry-api)")
-        from ..analysis import sizer_for
+        from chunkseam.engine.analysis import sizer_for
 
         self.sizer = sizer_for(self.settings)
         self.totals = None
@@ -439,8 +439,8 @@ class Guard:
     def inspect(self, records: Sequence[Record]) -> GuardReport:
         """Judge ``records`` (grouped by source document), write the events,
         export the metrics, and raise when the rate is over ``max_rate``."""
-        from .. import events as ev
-        from ..validate import statistics, total, validate, validate_text_only
+        from chunkseam import events as ev
+        from chunkseam.engine.validate import statistics, total, validate, validate_text_only
 
         groups: dict[Any, list[int]] = {}
         for n, r in enumerate(records):
@@ -465,7 +465,7 @@ class Guard:
                 chunks = [Chunk(recs[m].start, recs[m].end, i, text, strategy=recs[m].chunker or "")
                           for i, m in enumerate(order)]
                 issues = validate(doc, chunks, settings, sizer=self.sizer)
-                from ..validate import charged_chunk
+                from chunkseam.engine.validate import charged_chunk
 
                 for i in issues:
                     c = charged_chunk(i)
@@ -503,7 +503,7 @@ class Guard:
 
 
 def _append_events(target: Any, events: list[dict[str, Any]]) -> None:
-    from .. import events as ev
+    from chunkseam import events as ev
 
     if hasattr(target, "write"):
         ev.write(target, events)
@@ -544,8 +544,8 @@ def _export(instruments: dict[str, Any], stats: Any, run: str | None, chunker: s
 
 
 def merge(items: Iterable[Any], **kwargs: Any) -> list[Any]:
-    """:func:`chunkseam.merge.merge_adjacent` over framework objects."""
-    from ..merge import merge_adjacent
+    """:func:`chunkseam.engine.merge.merge_adjacent` over framework objects."""
+    from chunkseam.engine.merge import merge_adjacent
 
     return merge_adjacent(items, **kwargs)
 

@@ -24,8 +24,8 @@ from typing import Any, Mapping
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ..settings import Settings
-from ._core import (Guard, Record, Splitter, chunk_metadata, issue_strings, merge, merged_metadata,
+from chunkseam.core.settings import Settings
+from chunkseam.integrations._core import (Guard, Record, Splitter, chunk_metadata, issue_strings, merge, merged_metadata,
                     settings_from_config, source_of)
 
 

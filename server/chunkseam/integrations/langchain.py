@@ -23,8 +23,8 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_text_splitters import TextSplitter
 
-from ..settings import Settings
-from ._core import (Guard, Record, Splitter, chunk_metadata, issue_strings, merge, merged_metadata,
+from chunkseam.core.settings import Settings
+from chunkseam.integrations._core import (Guard, Record, Splitter, chunk_metadata, issue_strings, merge, merged_metadata,
                     settings_from_config, source_of)
 
 

@@ -26,8 +26,8 @@ from llama_index.core.schema import (BaseNode, Document, MetadataMode, NodeRelat
                                      NodeWithScore, QueryBundle, TextNode, TransformComponent)
 from llama_index.core.utils import get_tqdm_iterable
 
-from ..settings import Settings
-from ._core import (META_KEYS, Guard, Record, Splitter, chunk_metadata, issue_strings, merge,
+from chunkseam.core.settings import Settings
+from chunkseam.integrations._core import (META_KEYS, Guard, Record, Splitter, chunk_metadata, issue_strings, merge,
                     merged_metadata, settings_from_config, source_of)
 
 #: metadata keys of the guard

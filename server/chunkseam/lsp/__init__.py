@@ -1,6 +1,6 @@
 """The chunkseam language server (pygls 2.x).
 
-One module per feature, all thin over the engine (:func:`chunkseam.analysis.analyze`):
+One module per feature, all thin over the engine (:func:`chunkseam.engine.analysis.analyze`):
 
 - :mod:`.server`      the server object, capabilities, document sync, ``main(argv)``
 - :mod:`.state`       open documents, the per-version analysis cache, debounce and cancellation
@@ -21,6 +21,6 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .server import main as _main
+    from chunkseam.lsp.server import main as _main
 
     return _main(argv)

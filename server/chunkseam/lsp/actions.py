@@ -1,4 +1,4 @@
-"""Code actions: quick fixes proven by :mod:`chunkseam.fixes`, and ``source.fixAll.chunkseam``.
+"""Code actions: quick fixes proven by :mod:`chunkseam.fix.edits`, and ``source.fixAll.chunkseam``.
 
 The engine proposes the edits and re-simulates each one on a copy of the
 document; this module only turns the verdicts into LSP:
@@ -10,7 +10,7 @@ document; this module only turns the verdicts into LSP:
   the document version, so what did not fit in one request is ready for the next;
 - with ``codeAction/resolve`` support the edit itself is filled in on resolve;
 - ``source.fixAll.chunkseam`` applies every verified, non-conflicting fix
-  (:func:`chunkseam.fixes.fix_all`) as one edit.
+  (:func:`chunkseam.fix.edits.fix_all`) as one edit.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .. import fixes
-from .diagnostics import SOURCE, to_diagnostic
+from chunkseam.fix import edits as fixes
+from chunkseam.lsp.diagnostics import SOURCE, to_diagnostic
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 FIX_ALL = "source.fixAll.chunkseam"
 #: seconds spent verifying the quick fixes of one request / the fix-all of one document
@@ -89,7 +89,7 @@ def workspace_edit(result: "Result", edits: list[types.TextEdit],
 
 def _verdict_cache(result: "Result") -> dict:
     """Verdicts of this document version under these settings (kept with the version)."""
-    return result.doc.memo(("chunkseam.fixes", id(result.analysis)), dict)
+    return result.doc.memo(("chunkseam.fix.edits", id(result.analysis)), dict)
 
 
 def code_actions(result: "Result", params: types.CodeActionParams, encoding: str,

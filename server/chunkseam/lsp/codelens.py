@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .view import chunk_info, chunk_title
+from chunkseam.lsp.view import chunk_info, chunk_title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 SHOW_CHUNK = "chunkseam.showChunk"
 
@@ -58,7 +58,7 @@ _counter = itertools.count(1)
 
 def preview_text(result: "Result", info: dict[str, Any]) -> str:
     """The chunk as a Markdown page: its title line, then its text as the embedder gets it."""
-    from .hover import fence_language, fenced
+    from chunkseam.lsp.hover import fence_language, fenced
 
     lang = fence_language(result.doc)
     name = result.doc.name.rsplit("/", 1)[-1]

@@ -41,7 +41,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from .log import logger
+from chunkseam.lsp.log import logger
 
 #: seconds without an analysis before the full collection (see the module doc)
 IDLE_SECONDS = 3.0

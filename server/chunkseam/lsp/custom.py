@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .view import chunk_info
+from chunkseam.lsp.view import chunk_info
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 CHUNKS = "chunkseam/chunks"
 STATS = "chunkseam/stats"
@@ -135,9 +135,9 @@ def strategies_of(params: Any) -> list[str] | None:
 
 def compare(result: "Result", strategies: list[str] | None) -> dict[str, Any]:
     """``chunkseam/compare`` (runs in a worker thread)."""
-    from .. import chunkers as registry
-    from ..compare import StrategyStats, run_strategy, table_html
-    from ..preview import compare_page
+    from chunkseam import chunkers as registry
+    from chunkseam.engine.compare import StrategyStats, run_strategy, table_html
+    from chunkseam.report.preview import compare_page
 
     available = registry.names()
     out: dict[str, Any] = {"uri": result.uri, "version": result.version, "available": available,
@@ -151,7 +151,7 @@ def compare(result: "Result", strategies: list[str] | None) -> dict[str, Any]:
         raise ValueError("pick at least two strategies to compare")
     settings = result.settings
     if settings is None:
-        from ..settings import Settings
+        from chunkseam.core.settings import Settings
 
         settings = Settings()
     doc = result.doc

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 SOURCE = "chunkseam"
 INTERNAL_ERROR = "internal-error"
 TOO_MANY = "too-many-issues"
-from ..checks.registry import REPOSITORY_URL, RULE_DOC_PATH  # noqa: E402  one source of truth
+from chunkseam.checks.registry import REPOSITORY_URL, RULE_DOC_PATH  # noqa: E402  one source of truth
 
 RULES_URL = f"{REPOSITORY_URL}/blob/main/{RULE_DOC_PATH}"
 
@@ -50,7 +50,7 @@ def rule(code: str) -> Any | None:
     """The rule's registry entry (``.name``, ``.summary``, ``.doc``), if the
     validator's registry is there."""
     try:
-        from ..checks.registry import RULES  # type: ignore[import-not-found]
+        from chunkseam.checks.registry import RULES  # type: ignore[import-not-found]
     except Exception:
         return None
     try:
@@ -87,7 +87,7 @@ def lsp_range(doc: Any, start: int, end: int, encoding: str) -> types.Range:
 
 class Positions:
     """LSP positions of offsets in one document version: what
-    :meth:`chunkseam.document.Document.offset_to_position` gives, with the
+    :meth:`chunkseam.document.text.Document.offset_to_position` gives, with the
     line index looked up once per offset (thousands of diagnostics of a
     large document are converted per edit), each offset computed once (and
     its ``Position`` made once: the diagnostics of one build share them)."""
@@ -726,7 +726,7 @@ def build(result: "Result", encoding: str, limit: int = 0, *,
 
 def _previous(doc: Any, uri: str, encoding: str) -> tuple[dict | None, int, Any]:
     """The diagnostics built for this document or its nearest ancestor
-    (:meth:`~chunkseam.document.Document.lineage`), by issue, and the offset
+    (:meth:`~chunkseam.document.text.Document.lineage`), by issue, and the offset
     below which positions are unchanged since: the start of the line before
     the one the edit starts on (a CR there may have been joined to an LF).
 
@@ -817,7 +817,7 @@ def _moved(issue: Any, shifted: Any, version: Any) -> types.Diagnostic | None:
 def _same_issue(old: Any, issue: Any) -> bool:
     """``old == issue`` for two issues, their messages compared without
     writing them when they share what they are written from
-    (:meth:`chunkseam.issue.Issue.same_message`)."""
+    (:meth:`chunkseam.core.issue.Issue.same_message`)."""
     if old is issue:  # (the server's analyses share the issues a version keeps with the next)
         return True
     if type(old) is not type(issue):

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .diagnostics import lsp_range, rule, rule_url
-from .view import SEP, heading_path, issues_of, plural, size_label
+from chunkseam.lsp.diagnostics import lsp_range, rule, rule_url
+from chunkseam.lsp.view import SEP, heading_path, issues_of, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 MAX_LINES = 12
 MAX_CHARS = 900
@@ -38,7 +38,7 @@ _CODE_FENCE = {"js": "javascript", "ts": "typescript", "tsx": "tsx", "go": "go",
 def fence_language(doc) -> str:
     """The info string of a fence showing ``doc``'s text (highlighting in the hover)."""
     if doc.kind == "code":
-        from ..tsstructure import code_language
+        from chunkseam.structure.treesitter import code_language
 
         return _CODE_FENCE.get(code_language(doc) or "", "text")
     return _LANG.get(doc.kind, "text")
@@ -95,7 +95,7 @@ def shown_text(doc: Any, chunk: Any) -> tuple[str, str]:
     the language of its code cell."""
     if getattr(doc, "notebook", None) is None:
         return chunk.text, fence_language(doc)
-    from ..notebook import cells_text
+    from chunkseam.document.notebook import cells_text
 
     text, language = cells_text(doc, chunk.start, chunk.end)
     return text, (language or "markdown")
@@ -104,7 +104,7 @@ def shown_text(doc: Any, chunk: Any) -> tuple[str, str]:
 def where(doc: Any, chunk: Any) -> str:
     """``lines 3–9`` / ``line 3``; in a notebook ``cell 3, lines 2–5`` or ``cells 2–4``."""
     if getattr(doc, "notebook", None) is not None:
-        from ..notebook import cells_label
+        from chunkseam.document.notebook import cells_label
 
         return cells_label(doc, chunk.start, chunk.end)
     first = doc.line_of(chunk.start) + 1

@@ -4,7 +4,7 @@ The server advertises ``notebookDocumentSync`` for notebooks of type
 ``jupyter-notebook`` (cells of every language). pygls' workspace keeps each
 open notebook and the text documents of its cells (``notebookDocument/didOpen``,
 ``didChange`` — structure, cell text, metadata — and ``didClose``). On each of
-them the view of :mod:`chunkseam.notebook` is rebuilt from the cells (markup
+them the view of :mod:`chunkseam.document.notebook` is rebuilt from the cells (markup
 cells as Markdown, code cells fenced in the cell's language) and analysed as
 one document of the :class:`~chunkseam.lsp.state.DocumentStore`, under the
 notebook's URI. Its diagnostics are then split by cell: each one is placed in
@@ -29,8 +29,8 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from ..document import Document
-from ..notebook import Cell, build_view
+from chunkseam.document.text import Document
+from chunkseam.document.notebook import Cell, build_view
 
 NOTEBOOK_TYPE = "jupyter-notebook"
 
@@ -81,7 +81,7 @@ class Notebooks:
             cells.append(Cell(kind, text, language))
             uris.append(cell.document)
         text, nbmap = build_view(cells)
-        from .state import uri_to_path
+        from chunkseam.lsp.state import uri_to_path
 
         doc = Document(text, uri=uri, path=uri_to_path(uri), version=nb.version, kind="markdown")
         doc.notebook = nbmap
@@ -188,7 +188,7 @@ def cell_hover(result: Any, entry: OpenNotebook, cell_uri: str, hover: types.Hov
 def cell_lenses(result: Any, entry: OpenNotebook, cell_uri: str, encoding: str) -> list[types.CodeLens]:
     """The code lenses of the chunks that start in a cell, at their start in the
     cell; their ``chunkseam.showChunk`` commands name the notebook (its view)."""
-    from .codelens import lenses
+    from chunkseam.lsp.codelens import lenses
 
     try:
         cell = entry.cells.index(cell_uri)

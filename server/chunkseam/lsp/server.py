@@ -29,12 +29,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
 
-from .. import __version__
-from . import actions, codelens, custom, diagnostics, hover, log, notebooks, symbols, wire
-from .collector import Collector, idle_seconds_from_env
-from .log import logger
-from .settings import EditorSettings, describe_error
-from .state import DocumentStore, NotOpen, Result
+from chunkseam.core.version import __version__
+from chunkseam.lsp import actions, codelens, custom, diagnostics, hover, log, notebooks, symbols, wire
+from chunkseam.lsp.collector import Collector, idle_seconds_from_env
+from chunkseam.lsp.log import logger
+from chunkseam.lsp.settings import EditorSettings, describe_error
+from chunkseam.lsp.state import DocumentStore, NotOpen, Result
 
 CONFIG_FILE_NAMES = (".chunkseam.toml", "chunkseam.toml", "pyproject.toml")
 SECTION = "chunkseam"
@@ -350,7 +350,7 @@ class ChunkseamServer(LanguageServer):
     async def fetch_configuration(self) -> bool:
         """Ask the client for the ``chunkseam`` section, for the window and for
         each workspace folder (``scopeUri``); True if it changed."""
-        from .state import uri_to_path
+        from chunkseam.lsp.state import uri_to_path
 
         folders = [(f.uri, uri_to_path(f.uri)) for f in self.workspace.folders.values()]
         folders = [(uri, path) for uri, path in folders if path]
@@ -399,7 +399,7 @@ def initialize(ls: ChunkseamServer, params: types.InitializeParams) -> None:
     ls.store.editor = EditorSettings.from_initialization_options(params.initialization_options)
     ls.store.root_path = ls.workspace.root_path
     if ls.store.root_path is None and params.workspace_folders:
-        from .state import uri_to_path
+        from chunkseam.lsp.state import uri_to_path
 
         ls.store.root_path = uri_to_path(params.workspace_folders[0].uri)
     ls.pull_mode = get_capability(params.capabilities, "text_document.diagnostic", None) is not None
@@ -447,10 +447,11 @@ def _warm_up() -> None:
     meanwhile only took CPU and the GIL from that analysis, and with
     ``unit = "chars"`` or another encoding it was never used)."""
     try:
-        from .. import analysis, chunkers  # noqa: F401
-
+        from chunkseam import chunkers  # noqa: F401
+        from chunkseam.engine import analysis
         chunkers.names()
-        from .. import structure, validate  # noqa: F401
+        from chunkseam.engine import validate  # noqa: F401
+        from chunkseam.structure import markdown as structure
     except Exception:
         logger.debug("chunkseam: warm-up failed:\n%s", traceback.format_exc())
 
@@ -470,7 +471,7 @@ def did_open(ls: ChunkseamServer, params: types.DidOpenTextDocumentParams) -> No
     logger.debug("chunkseam: didOpen of %s v%s (%d characters)", td.uri, td.version, len(td.text))
     ls.store.open(td.uri, td.text, td.version, td.language_id)
     ls.store.schedule(td.uri, 0)
-    from ..notebook import is_notebook
+    from chunkseam.document.notebook import is_notebook
 
     if is_notebook(uri=td.uri):
         # Its JSON is not analysed (see state._analysed): say why it stays silent.

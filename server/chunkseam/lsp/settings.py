@@ -2,7 +2,7 @@
 
 Sources, lowest first: built-in defaults < the nearest config file of the
 document (``[tool.chunkseam]`` / ``chunkseam.toml``) < the editor's settings,
-handed to :func:`chunkseam.config.resolve` as the "editor" overrides, so a
+handed to :func:`chunkseam.config.loader.resolve` as the "editor" overrides, so a
 document shows the same issues in the editor as with ``chunkseam lint``.
 
 The editor's settings are the initialization options until the client first
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Mapping
 
-from .log import TRACE_LEVELS, trace_level
+from chunkseam.lsp.log import TRACE_LEVELS, trace_level
 
 #: keys the server consumes itself
 SERVER_KEYS = frozenset({"trace", "log_level", "trusted", "settings", "max_diagnostics"})
@@ -49,7 +49,7 @@ def _norm(key: str) -> str:
 @dataclass
 class SettingProblem:
     """A bad editor setting the server handles itself (the engine's own come
-    from :func:`chunkseam.config.resolve` as ``ConfigError``)."""
+    from :func:`chunkseam.config.loader.resolve` as ``ConfigError``)."""
 
     key: str
     value: Any
@@ -167,11 +167,11 @@ class EditorSettings:
 
 
 def resolve_for(path: str | None, editor: EditorSettings):
-    """``chunkseam.config.resolve`` for one document with the editor's overrides.
+    """``chunkseam.config.loader.resolve`` for one document with the editor's overrides.
 
     Never raises for a bad value: bad keys keep their default and come back in
     ``errors`` (reported once by the server)."""
-    from ..config import resolve
+    from chunkseam.config.loader import resolve
 
     resolved = resolve(path, editor.overrides(path), strict=False, trusted=editor.trusted,
                        overrides_source="editor")
@@ -199,7 +199,7 @@ def setting_layers(resolved: Any) -> list[dict[str, Any]]:
     or ``"editor"`` (the client knows which of its own layers: user, workspace,
     folder); ``overrides`` names the config file whose value an editor setting
     replaced (CI, which reads only the file, does not see that value)."""
-    from ..config import describe
+    from chunkseam.config.loader import describe
 
     overridden = getattr(resolved, "overridden", {}) or {}
     out = []

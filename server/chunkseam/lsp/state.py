@@ -1,7 +1,7 @@
 """Open documents, the analysis cache and the scheduling of analyses.
 
 - The server keeps its own copy of every open document's text and applies
-  incremental changes through :class:`chunkseam.document.Document` in the
+  incremental changes through :class:`chunkseam.document.text.Document` in the
   negotiated position encoding (pygls' workspace is not used for text).
 - One analysis per (uri, version, text state, settings generation) is computed in a worker
   thread, shared by everyone who asks for it (diagnostics, lenses, hovers …)
@@ -28,10 +28,10 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from ..document import Document
-from .collector import Collector
-from .log import logger
-from .settings import EditorSettings, resolve_for, setting_layers
+from chunkseam.document.text import Document
+from chunkseam.lsp.collector import Collector
+from chunkseam.lsp.log import logger
+from chunkseam.lsp.settings import EditorSettings, resolve_for, setting_layers
 
 #: document kinds the server analyses (the router picks the strategy)
 SUPPORTED_KINDS = frozenset({"markdown", "python", "text"})
@@ -52,7 +52,7 @@ def _cycle_free(doc: Document) -> bool:
     parents; tests/test_collector.py checks the others on the corpus)."""
     if doc.kind != "markdown":
         return True
-    from ..rst import is_rst
+    from chunkseam.structure.rst import is_rst
 
     return not is_rst(doc.path, doc.uri, doc.language_id)
 
@@ -64,7 +64,7 @@ def _analysed(doc: Document) -> bool:
     support) is not: its issues belong to cells, which only the notebook
     document sync has (see chunkseam.lsp.notebooks)."""
     if doc.notebook is None:
-        from ..notebook import is_notebook
+        from chunkseam.document.notebook import is_notebook
 
         if is_notebook(doc.path, doc.uri):
             return False
@@ -72,7 +72,7 @@ def _analysed(doc: Document) -> bool:
         return True
     if doc.kind != "code":
         return False
-    from ..tsstructure import code_language
+    from chunkseam.structure.treesitter import code_language
 
     return code_language(doc) is not None
 
@@ -93,8 +93,8 @@ def _reads_alike(a: Document, b: Document) -> bool:
         return False
     if a.kind != b.kind or a.kind == "code" or a.path != b.path:
         return False
-    from ..mdx import is_mdx
-    from ..rst import is_rst
+    from chunkseam.structure.mdx import is_mdx
+    from chunkseam.structure.rst import is_rst
 
     return (is_rst(a.path, a.uri, a.language_id) == is_rst(b.path, b.uri, b.language_id)
             and is_mdx(a.path, a.uri, a.language_id) == is_mdx(b.path, b.uri, b.language_id))
@@ -168,7 +168,7 @@ _SERIALS = itertools.count(1)
 def _carry_line_index(old: Document, new: Document, start: int, end: int, inserted: int) -> None:
     """Give ``new`` (``old`` with ``[start, end)`` replaced by ``inserted``
     characters) its line index from ``old``'s (see
-    :meth:`chunkseam.document.Document.carry_line_index`)."""
+    :meth:`chunkseam.document.text.Document.carry_line_index`)."""
     new.carry_line_index(old, start, end, inserted)
 
 
@@ -181,7 +181,7 @@ class Result:
     generation: int
     doc: Document
     settings: Any = None
-    analysis: Any = None  # chunkseam.analysis.Analysis
+    analysis: Any = None  # chunkseam.engine.analysis.Analysis
     error: str | None = None  # one line; the traceback went to the log
     disabled: bool = False  # not analysed (enable = false or unsupported kind)
     config_errors: list[Any] = field(default_factory=list)
@@ -313,7 +313,7 @@ class DocumentStore:
             # what only this document's text needed goes with it (the caches
             # are bounded anyway; this returns the memory now)
             try:
-                from ..structure import forget
+                from chunkseam.structure.markdown import forget
 
                 forget(od.doc)
             except Exception:  # pragma: no cover - never fail a close
@@ -395,7 +395,7 @@ class DocumentStore:
         import os
         import stat
 
-        from ..audit import SourceError, decode_source
+        from chunkseam.audit.dump import SourceError, decode_source
 
         try:
             st = os.stat(path)
@@ -531,7 +531,7 @@ class DocumentStore:
             result.settings = resolved.settings
             result.config_errors = list(resolved.errors)
             resolved_file = resolved.config_file
-            from ..analysis import describe_chunker
+            from chunkseam.engine.analysis import describe_chunker
 
             result.simulated = describe_chunker(resolved.settings, resolved.sources)
             result.layers = setting_layers(resolved)
@@ -545,7 +545,7 @@ class DocumentStore:
         except Exception as exc:
             logger.error("chunkseam: could not resolve the configuration for %s:\n%s",
                          uri, traceback.format_exc())
-            from ..settings import Settings
+            from chunkseam.core.settings import Settings
 
             result.settings = Settings()
             result.config_errors = [f"could not resolve the configuration: {exc}"]
@@ -596,10 +596,10 @@ class DocumentStore:
                          "" if od is None or prev is not ahead else
                          f" ({(time.perf_counter() - od.opened) * 1000:.0f} ms after its didOpen was read)")
             return reused
-        from ..budget import BudgetExceeded
+        from chunkseam.core.budget import BudgetExceeded
 
         try:
-            from ..analysis import analyze, sizer_for
+            from chunkseam.engine.analysis import analyze, sizer_for
 
             # (counted after the publication; the issues, which nothing here changes, not copied)
             analysis = analyze(doc, settings, stats=False, share=True)
@@ -611,7 +611,7 @@ class DocumentStore:
                     self._hand_over(result)
                 _made(result)  # (what a publication did not need: made once it has gone)
             # what lenses, hovers, views and the status read (after the diagnostics: see _hand_over)
-            from ..validate import statistics
+            from chunkseam.engine.validate import statistics
 
             analysis.stats = statistics(analysis.chunks, analysis.issues)
             _index(result, sizer_for(settings) if any(
@@ -743,15 +743,15 @@ class DocumentStore:
 
 
 def _max_debounce() -> int:
-    from ..config import MAX_DEBOUNCE_MS
+    from chunkseam.config.loader import MAX_DEBOUNCE_MS
 
     return MAX_DEBOUNCE_MS
 
 
 def _editor_debounce(editor: EditorSettings) -> int:
-    from .settings import _norm
+    from chunkseam.lsp.settings import _norm
 
-    from ..config import MAX_DEBOUNCE_MS
+    from chunkseam.config.loader import MAX_DEBOUNCE_MS
 
     for k, v in editor.overrides().items():
         # the same range the settings validation accepts (it reports the rest)
@@ -786,7 +786,7 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
         known = previous.overlap_counts if previous is not None else None
         known = known[1] if known is not None and known[0] is sizer else {}
         counts: dict[str, int] = {}
-        from ..chunkers.fixed import kept_counts
+        from chunkseam.chunkers.fixed import kept_counts
 
         # (the fixed chunker counts its overlaps: an edit moves them all)
         kept = kept_counts(result.doc, sizer) or {}
@@ -807,7 +807,7 @@ def _index(result: Result, sizer: Any, previous: Result | None = None) -> None:
     paths = [tuple(c.heading_path) for c in chunks]
     if result.doc.kind == "markdown" and any(not p for p in paths):
         try:
-            from ..structure import structure
+            from chunkseam.structure.markdown import structure
 
             st = structure(result.doc)
             at = st.heading_paths_at([c.start for c in chunks])
@@ -823,7 +823,7 @@ def _included(path: str, include, config_file, root_path: str | None) -> bool:
     when it walks the config file's directory (else the workspace root)."""
     from pathlib import Path
 
-    from ..discover import file_included
+    from chunkseam.config.discover import file_included
 
     base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
     if base is not None:
@@ -843,7 +843,7 @@ def _excluded(path: str, exclude, config_file, root_path: str | None) -> bool:
     the workspace root), as ``chunkseam lint`` reads them."""
     from pathlib import Path
 
-    from ..discover import file_excluded
+    from chunkseam.config.discover import file_excluded
 
     base = Path(config_file).parent if config_file else (Path(root_path) if root_path else None)
     try:

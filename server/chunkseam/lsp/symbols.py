@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .view import SEP, chunk_range, counted_issues, end_line, heading_path, plural, size_label
+from chunkseam.lsp.view import SEP, chunk_range, counted_issues, end_line, heading_path, plural, size_label
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 
 def symbol_name(result, chunk) -> str:

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .diagnostics import lsp_range
+from chunkseam.lsp.diagnostics import lsp_range
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .state import Result
+    from chunkseam.lsp.state import Result
 
 SEP = " · "
 PATH_SEP = " › "
@@ -83,7 +83,7 @@ def issues_of(result: "Result", index: int) -> list[Any]:
 def counted_issues(result: "Result", index: int) -> list[Any]:
     """The issues a chunk is counted for: each issue once, on the chunk it is
     charged to (as the broken-chunk rate counts it), not on both sides of its cut."""
-    from ..validate import charged_chunk
+    from chunkseam.engine.validate import charged_chunk
 
     return [i for i in issues_of(result, index) if charged_chunk(i) == index]
 

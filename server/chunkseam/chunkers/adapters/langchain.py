@@ -1,0 +1,689 @@
+"""``langchain``: the user's real, installed LangChain text splitter.
+
+Where ``recursive`` re-implements ``RecursiveCharacterTextSplitter``, this
+strategy *runs* ``langchain_text_splitters`` (the optional dependency
+``chunkseam[langchain]``), so users see exactly the chunks their pipeline
+makes, whatever splitter class they use.
+
+Options (``chunker-options`` / ``chunkseam.core.chunk(..., splitter=...)``):
+
+* ``splitter``: the name of a class exported by ``langchain_text_splitters``
+  that derives from its ``TextSplitter`` (default
+  ``"RecursiveCharacterTextSplitter"``; e.g. ``MarkdownTextSplitter``,
+  ``PythonCodeTextSplitter``, ``LatexTextSplitter``, ``CharacterTextSplitter``,
+  ``TokenTextSplitter``). Only such names are accepted — never an import
+  path — so a configuration file cannot make chunkseam import arbitrary code.
+* any keyword the class's constructor accepts (``separators``,
+  ``keep_separator``, ``strip_whitespace``, ``is_separator_regex`` …);
+  unknown keywords are a :class:`ValueError`. ``chunk_size``,
+  ``chunk_overlap``, ``length_function``, ``encoding_name`` and
+  ``model_name`` come from chunkseam's size, overlap, unit and encoding
+  settings instead; ``add_start_index`` is meaningless here (see below).
+  With unit ``tokens``, ``allowed_special`` / ``disallowed_special`` are
+  passed to ``from_tiktoken_encoder``.
+
+From an untrusted workspace's config file (see :mod:`chunkseam.config.loader`), only
+the splitters of :data:`UNTRUSTED_SPLITTERS` are taken (the others import
+another library or load a model when built), and no regular expression
+separator; regular expression separators from anywhere are first run by the
+``regex`` engine under the time budget (:func:`_probe_separators`).
+
+Sizes: unit ``chars`` builds ``cls(chunk_size=size, chunk_overlap=overlap)``
+(LangChain's default ``len``); unit ``tokens`` builds
+``cls.from_tiktoken_encoder(encoding_name=..., chunk_size=size,
+chunk_overlap=overlap)``. ``from_tiktoken_encoder`` calls
+``tiktoken.get_encoding``, which would download the encoding file; while the
+splitter is built (under a lock), ``tiktoken.get_encoding`` answers the
+sizer's encoding name with the sizer's own, offline-resolved Encoding.
+
+Offsets: LangChain returns strings. For ``RecursiveCharacterTextSplitter``
+and its subclasses, chunkseam's own ``recursive`` (the same algorithm, on
+spans) is run with the splitter's separators; when it gives exactly
+LangChain's chunk texts, its spans — known from the pieces, never searched
+for — are used. Otherwise (other splitters, or any difference) each string is
+located in the source by a *tracked* search (:func:`locate`) — from a cursor
+that never goes back before the previous chunk's start (with overlap a chunk
+may start inside the previous one) — and never by a search from the top of
+the document, which is how LangChain's own ``add_start_index`` misplaces
+repeated text. A chunk the splitter rewrote is
+placed at the source it came from, its text kept in ``meta["library_text"]``:
+``TokenTextSplitter``'s decoded token windows at the bytes their tokens cover
+(:mod:`chunkseam.chunkers.windows`), ``CharacterTextSplitter``'s pieces
+re-joined with one separator where the source has a run of them (``"\\n\\n"``
+over four newlines, ``keep_separator = false``) from the first piece to the
+last. Any other chunk text that is not in the source is an error naming the
+chunk, the splitter and the cause: offsets are never invented.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+import threading
+from typing import Any
+
+from chunkseam.core.chunk import Chunk
+from chunkseam.document.text import Document
+from chunkseam.tokens.tiktoken import Sizer, TokenizerUnavailable
+from chunkseam.chunkers import register
+from chunkseam.chunkers.adapters.common import gaps
+
+name = "langchain"
+description = (
+    "your installed LangChain splitter (option `splitter`, default "
+    "RecursiveCharacterTextSplitter), chunk texts located by tracked search"
+)
+
+DEFAULT_SPLITTER = "RecursiveCharacterTextSplitter"
+MODULE = "langchain_text_splitters"
+MISSING = ('the "langchain" chunker needs langchain-text-splitters: '
+           'pip install "chunkseam[langchain]"')
+
+#: constructor keywords chunkseam sets itself, and where the user sets them instead
+_RESERVED = {
+    "chunk_size": "use the size setting",
+    "chunk_overlap": "use the overlap setting",
+    "length_function": "use the unit setting",
+    "encoding_name": "use the encoding setting",
+    "model_name": "use the encoding setting",
+    "add_start_index": "chunkseam locates chunks itself",
+}
+#: ``from_tiktoken_encoder`` keywords accepted with unit tokens
+_TIKTOKEN_KEYWORDS = ("allowed_special", "disallowed_special")
+
+_patch_lock = threading.Lock()
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 32
+#: how many preceding chunks `locate` re-places one by one before all at once
+_BACKTRACK = 32
+_NON_SPACE = re.compile(r"\S")
+#: (splitter, unit, encoding id, size, overlap, options) -> splitter instance
+_splitters: dict[tuple[Any, ...], Any] = {}
+
+
+def _module() -> Any:
+    try:
+        return importlib.import_module(MODULE)
+    except ImportError as exc:
+        raise RuntimeError(MISSING) from exc
+
+
+def splitter_class(splitter: Any) -> Any:
+    """The ``TextSplitter`` subclass called ``splitter`` in ``langchain_text_splitters``."""
+    if not isinstance(splitter, str) or not splitter.isidentifier() or splitter.startswith("_"):
+        raise ValueError(
+            f"langchain: `splitter` must be the name of a class of {MODULE} "
+            f"(e.g. {DEFAULT_SPLITTER!r}), not an import path: got {splitter!r}"
+        )
+    module = _module()
+    base = module.TextSplitter
+    try:
+        cls = getattr(module, splitter)
+    except AttributeError:
+        cls = None
+    except ImportError as exc:  # a lazily imported splitter whose library is missing
+        raise ValueError(f"langchain: splitter {splitter!r} cannot be loaded: {exc}") from exc
+    if not (isinstance(cls, type) and issubclass(cls, base) and not inspect.isabstract(cls)):
+        known = sorted(
+            n for n in getattr(module, "__all__", dir(module))
+            if isinstance(module.__dict__.get(n), type) and issubclass(module.__dict__[n], base)
+            and not inspect.isabstract(module.__dict__[n])
+        )
+        raise ValueError(
+            f"langchain: unknown splitter {splitter!r}: expected a TextSplitter class of "
+            f"{MODULE}, one of {', '.join(known)}"
+        )
+    return cls
+
+
+def accepted_keywords(cls: type) -> set[str]:
+    """Keyword arguments ``cls(...)`` accepts, following ``**kwargs`` up the MRO."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        if klass is object:
+            break
+        try:
+            params = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            break
+        forwards = False
+        for p in params:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                names.add(p.name)
+            elif p.kind is p.VAR_KEYWORD:
+                forwards = True
+        if not forwards:
+            break
+    return names
+
+
+def _check_options(cls: type, splitter: str, options: dict[str, Any], unit: str) -> None:
+    accepted = accepted_keywords(cls)
+    for key in options:
+        if key in _RESERVED:
+            raise ValueError(f"langchain: option {key!r} is set by chunkseam: {_RESERVED[key]}")
+        if key in _TIKTOKEN_KEYWORDS:
+            if unit != "tokens":
+                raise ValueError(f"langchain: option {key!r} applies only with unit = tokens")
+            continue
+        if key not in accepted:
+            usable = sorted(accepted - set(_RESERVED))
+            raise ValueError(
+                f"langchain: {splitter} does not accept option {key!r}: expected one of "
+                f"{', '.join(usable) or '(none)'}"
+            )
+
+
+def _freeze(options: dict[str, Any]) -> str:
+    return json.dumps(options, sort_keys=True, default=repr)
+
+
+def _build(cls: type, splitter: str, sizer: Sizer, size: int, overlap: int,
+           options: dict[str, Any]) -> Any:
+    kwargs = {k: v for k, v in options.items() if k not in _TIKTOKEN_KEYWORDS}
+    try:
+        if sizer.unit == "chars":
+            if getattr(sizer, "approximate", False):
+                raise ValueError("langchain: an approximate character count is not supported")
+            if issubclass(cls, _module().TokenTextSplitter):
+                raise ValueError(
+                    f"langchain: {splitter} measures tokens: use unit = tokens with it"
+                )
+            return cls(chunk_size=size, chunk_overlap=overlap, **kwargs)
+        encoding = getattr(sizer, "encoding", None)
+        if encoding is None:
+            raise TokenizerUnavailable(
+                "langchain: LangChain's from_tiktoken_encoder needs the exact tiktoken encoding "
+                f"{sizer.name!r}; " + (getattr(sizer, "reason", "") or "it is not available"),
+                encoding=getattr(sizer, "encoding_name", sizer.name),
+            )
+        extra = {}
+        for key in _TIKTOKEN_KEYWORDS:
+            if key in options:
+                value = options[key]
+                extra[key] = value if value == "all" else set(
+                    [value] if isinstance(value, str) else value)
+        return _from_tiktoken(cls, encoding, size, overlap, kwargs, extra)
+    except TypeError as exc:  # e.g. `separators` for a class that sets them itself
+        raise ValueError(f"langchain: cannot build {splitter} with {kwargs!r}: {exc}") from exc
+
+
+def _from_tiktoken(cls: type, encoding: Any, size: int, overlap: int,
+                   kwargs: dict[str, Any], extra: dict[str, Any]) -> Any:
+    from chunkseam.tokens.tiktoken import import_tiktoken
+
+    tiktoken = import_tiktoken()
+
+    enc_name = encoding.name
+    with _patch_lock:
+        original = tiktoken.get_encoding
+
+        def get_encoding(encoding_name: str) -> Any:
+            return encoding if encoding_name == enc_name else original(encoding_name)
+
+        tiktoken.get_encoding = get_encoding
+        try:
+            return cls.from_tiktoken_encoder(
+                encoding_name=enc_name, chunk_size=size, chunk_overlap=overlap, **extra, **kwargs
+            )
+        finally:
+            tiktoken.get_encoding = original
+
+
+def get_splitter(sizer: Sizer, *, size: int, overlap: int = 0, **options: Any) -> Any:
+    """The LangChain splitter for these settings (cached; splitters are stateless)."""
+    options = dict(options)
+    splitter = options.pop("splitter", None)
+    if splitter is None:
+        splitter = DEFAULT_SPLITTER
+    cls = splitter_class(splitter)
+    _check_options(cls, splitter, options, sizer.unit)
+    key = (splitter, sizer.unit, id(getattr(sizer, "encoding", None)), sizer.name, size,
+           overlap, _freeze(options))
+    with _cache_lock:
+        hit = _splitters.get(key)
+    if hit is not None:
+        return hit
+    built = _build(cls, splitter, sizer, size, overlap, options)
+    with _cache_lock:
+        if len(_splitters) >= _CACHE_SIZE:
+            _splitters.pop(next(iter(_splitters)))
+        _splitters.setdefault(key, built)
+    return built
+
+
+def _token_floor(sizer: Sizer, text: str, start: int, end: int, budget: int) -> int:
+    """The start of the last ``budget`` tokens of ``text[start:end]`` (a char
+    offset, rounded down; ``start`` when it has no more tokens or cannot tell)."""
+    encoding = getattr(sizer, "encoding", None)
+    if encoding is None:
+        return start
+    chunk = text[start:end]
+    ids = encoding.encode_ordinary(chunk)
+    if len(ids) <= budget:
+        return start
+    try:
+        raw = chunk.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: tiktoken replaced them
+        return start
+    tail = sum(len(encoding.decode_single_token_bytes(t)) for t in ids[-budget:])
+    cut = len(raw) - tail
+    if cut <= 0:
+        return start
+    return start + len(raw[:cut].decode("utf-8", "ignore"))
+
+
+def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
+           splitter: str = DEFAULT_SPLITTER, label: str = "langchain") -> list[tuple[int, int]]:
+    """The spans of ``pieces`` (chunk texts, in order) in ``text`` by tracked search.
+
+    Chunk ``i`` is never looked for before chunk ``i - 1``'s start. LangChain's
+    overlap is the tail of the previous chunk that measures at most
+    ``overlap`` (characters, or tokens — with a little slack, as a region is
+    tokenized in context), so the search first starts where that tail starts:
+    a copy of the chunk's text earlier inside the previous chunk (repeated
+    text) is not taken for it. Within that window, and no later than the
+    first non-space character after the previous chunk (the splitters leave
+    no text out), an occurrence that ends after the previous chunk is
+    preferred (every LangChain chunk but a whitespace-stripped corner case
+    adds new text), and a chunk equal to the previous one is looked for after
+    the previous start; when nothing is found so, the search widens to the
+    previous start and then to the rest of the document.
+
+    Those preferences can, on highly repetitive text, put a chunk too late for
+    a following one (LangChain can even emit one span twice). Then the
+    preceding chunks are placed again, nearest first, at their earliest
+    positions from the chunk before them, until the failing chunk fits. Only
+    when no placement at all keeps the starts in order is it an error.
+    """
+    pieces = [p for p in pieces if p]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(pieces):
+        prev = spans[-1] if spans else None
+        found = _place(text, pieces[i], prev, pieces[i - 1] if i else None, sizer, overlap)
+        if found < 0:
+            found = _replace_back(text, pieces, spans, i)
+        if found < 0:
+            prev_start = prev[0] if prev else 0
+            where = "in the document" if text.find(pieces[i]) < 0 else (
+                f"at or after the previous chunk's start (offset {prev_start})")
+            if "\ufffd" in pieces[i] and "\ufffd" not in text:
+                why = ("the library decoded a window of tokens that cuts a character in two: "
+                       "U+FFFD stands for its bytes")
+            elif label == "langchain" and getattr(splitter, "startswith", None) and \
+                    "Token" not in splitter:
+                why = ("the splitter re-joined pieces with text that is not in the document, "
+                       "e.g. keep_separator = false over a run of separators")
+            else:
+                why = "the library rewrote its text"
+            raise ValueError(
+                f"{label}: chunk {i} of {splitter} is not a span of the source: "
+                f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
+                "chunkseam cannot give it true offsets"
+            )
+        spans.append((found, found + len(pieces[i])))
+        i += 1
+    return spans
+
+
+def _place(text: str, piece: str, prev: tuple[int, int] | None, prev_text: str | None,
+           sizer: Sizer, overlap: int) -> int:
+    """Where ``piece`` starts after the chunk at ``prev`` (-1: nowhere)."""
+    if prev is None:
+        return text.find(piece)
+    prev_start, prev_end = prev
+    if overlap == 0:
+        floor = prev_end
+    elif sizer.unit == "chars":
+        floor = max(prev_start, prev_end - overlap)
+    else:
+        budget = overlap + max(4, overlap // 4)
+        floor = _token_floor(sizer, text, prev_start, prev_end, budget)
+    if piece == prev_text:
+        floor = max(floor, prev_start + 1)
+    # LangChain's splitters leave no text out, so a chunk starts no later than the
+    # first non-space character after the previous chunk: search up to there first
+    gap = _NON_SPACE.search(text, prev_end)
+    limit = (gap.start() if gap else len(text)) + len(piece)
+    windows = ((max(floor, prev_end - len(piece) + 1), limit), (floor, limit),
+               (prev_start, limit), (floor, len(text)), (prev_start, len(text)))
+    for lo, hi in dict.fromkeys(windows):
+        found = text.find(piece, lo, hi)
+        if found >= 0:
+            return found
+    return -1
+
+
+def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i: int) -> int:
+    """Place chunks ``j..i-1`` again at their earliest in-order positions, for
+    ``j = i-1, i-2, …``, until chunk ``i`` can be found; updates ``spans`` and
+    returns chunk ``i``'s start (-1 when no placement allows it)."""
+    if text.find(pieces[i]) < 0:
+        return -1
+    # the nearest chunks one by one (bounded), then all of them at once
+    for j in dict.fromkeys([*range(i - 1, max(i - 1 - _BACKTRACK, -1), -1), 0]):
+        cursor = spans[j - 1][0] if j else 0
+        placed: list[tuple[int, int]] = []
+        for k in range(j, i + 1):
+            found = text.find(pieces[k], cursor)
+            if found < 0:
+                break
+            placed.append((found, found + len(pieces[k])))
+            cursor = found
+        else:
+            spans[j:] = placed[:-1]
+            return placed[-1][0]
+    return -1
+
+
+def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """TokenTextSplitter's chunks as the token windows it decoded them from
+    (see :mod:`chunkseam.chunkers.windows`), or None."""
+    from chunkseam.chunkers.windows import tiktoken_bytes, token_lengths, token_window_spans
+
+    enc = getattr(splitter, "_tokenizer", None)
+    token_bytes = tiktoken_bytes(enc)
+    if token_bytes is None:
+        return None
+    try:
+        ids = enc.encode(text, allowed_special=splitter._allowed_special,  # type: ignore[union-attr]
+                         disallowed_special=splitter._disallowed_special)
+        size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return token_window_spans(text, ids, token_bytes, size, overlap, pieces,
+                              lengths=token_lengths(enc))
+
+
+def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+    """Spans of a ``CharacterTextSplitter``'s chunks that it re-joined with its
+    separator where the source has a run of them (``"\n\n"`` over four
+    newlines, with ``keep_separator = false``): each chunk is the source from its
+    first piece to its last, found from the previous chunk's start with every
+    separator of the chunk standing for one or more in the source. None when a
+    chunk is not found so (or the splitter is another kind)."""
+    import regex
+
+    from chunkseam.core import budget
+    separator = getattr(splitter, "_separator", None)
+    if not isinstance(separator, str) or not separator or getattr(splitter, "_keep_separator", True):
+        return None
+    sep = separator if getattr(splitter, "_is_separator_regex", False) else regex.escape(separator)
+    overlap = int(getattr(splitter, "_chunk_overlap", 0) or 0)
+    # the overlap is counted in the splitter's length (characters or tokens) over the
+    # re-joined text: in the source it can be longer by the separators dropped
+    reach = overlap * (2 if getattr(splitter, "_length_function", len) is len else 16) + 64
+    spans: list[tuple[int, int]] = []
+    for piece in pieces:
+        parts = piece.split(separator)
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in parts))
+        found = None
+        # from where the overlap could begin first (repeated text has earlier copies),
+        # then from the previous chunk's start
+        froms = [max(spans[-1][0] + 1, spans[-1][1] - reach), spans[-1][0] + 1] if spans else [0]
+        for cursor in froms:
+            try:
+                found = pattern.search(text, cursor, timeout=budget.remaining())
+            except TimeoutError:
+                raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") \
+                    from None
+            if found is not None:
+                break
+        if found is None:
+            return None
+        spans.append((found.start(), found.end()))
+    if gaps(text, spans):  # repeated text: an earlier copy was taken; place from the end
+        return _rejoined_backward(text, pieces, separator, sep, reach)
+    return spans
+
+
+def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
+                       reach: int) -> list[tuple[int, int]] | None:
+    """:func:`_rejoined_spans` from the last chunk back: the last at the last copy,
+    each one before at the last copy that ends where the next one begins, or
+    within its overlap. None when some chunk has none such or text is left out."""
+    import regex
+
+    from chunkseam.core import budget
+    out: list[tuple[int, int]] = []
+    for piece in reversed(pieces):
+        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in piece.split(separator)))
+        try:
+            if not out:  # the last chunk: the last copy
+                found = regex.compile(pattern.pattern, flags=regex.REVERSE).search(
+                    text, timeout=budget.remaining())
+                if found is None:
+                    return None
+                out.append((found.start(), found.end()))
+                continue
+            nxt = out[-1][0]
+            ws = nxt
+            while ws > 0 and text[ws - 1].isspace():
+                ws -= 1
+            # the copy that reaches the next chunk with the least overlap
+            best: tuple[int, int] | None = None
+            lo = max(0, ws - 2 * len(piece) - reach)
+            for m in pattern.finditer(text, lo, min(len(text), nxt + reach),
+                                      overlapped=True, timeout=budget.remaining()):
+                if m.start() < nxt and m.end() >= ws and (best is None or m.end() < best[1]):
+                    best = (m.start(), m.end())
+        except TimeoutError:
+            raise budget.timed_out("langchain: placing CharacterTextSplitter's chunks") from None
+        if best is None:
+            return None
+        out.append(best)
+    out.reverse()
+    return None if gaps(text, out) else out
+
+
+def _preview(s: str, n: int = 60) -> str:
+    return repr(s if len(s) <= n else s[: n - 1] + "…")
+
+
+def _plain_recursive(splitter: Any) -> bool:
+    """Is ``splitter`` a RecursiveCharacterTextSplitter (or a subclass that
+    only sets its separators), whose algorithm ``recursive`` follows?"""
+    base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
+    if base is None or not isinstance(splitter, base):
+        return False
+    cls = type(splitter)
+    return all(getattr(cls, m, None) is getattr(base, m, None)
+               for m in ("split_text", "_split_text", "_merge_splits", "_join_docs"))
+
+
+def _recursive_options(splitter: Any) -> dict[str, Any]:
+    return {
+        "separators": tuple(splitter._separators),
+        "keep_separator": splitter._keep_separator,
+        "strip_whitespace": splitter._strip_whitespace,
+        "is_separator_regex": splitter._is_separator_regex,
+    }
+
+
+def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
+                     overlap: int) -> list[tuple[int, int]] | None:
+    """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
+    subclasses): the spans of chunkseam's own ``recursive`` run with the
+    splitter's separators, when — and only when — it gives exactly LangChain's
+    chunk texts. Its spans come from the pieces, so they are exact even where
+    a string search is ambiguous (long runs of one character, chunks repeated
+    within the overlap). None when it does not apply or differs."""
+    base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
+    if base is None or not isinstance(splitter, base):
+        return None
+    text = doc.text
+    try:
+        from chunkseam.chunkers.recursive import recursive_chunks
+
+        run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+                               **_recursive_options(splitter))
+    except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
+        return None
+    spans = [(start, end) for _step, start, end, _t in run.emits]
+    if len(spans) != len(pieces) or any(
+        text[a:b] != piece for (a, b), piece in zip(spans, pieces)
+    ):
+        return None
+    return spans
+
+
+def _probe_separators(splitter: Any, text: str) -> None:
+    """LangChain matches regular expression separators with Python's ``re``,
+    which cannot be interrupted: each one (``separators`` of the recursive
+    splitters, ``separator`` of ``CharacterTextSplitter``) is first run over
+    the text with the ``regex`` engine under the analysis' time budget, so that
+    a backtracking pattern is abandoned here with a clear message rather than
+    hanging inside LangChain."""
+    if text and getattr(splitter, "_is_separator_regex", False):
+        from chunkseam.chunkers.recursive import _bounds
+
+        seps = list(getattr(splitter, "_separators", None) or ())
+        single = getattr(splitter, "_separator", None)
+        if isinstance(single, str):
+            seps.append(single)
+        for sep in seps:
+            if sep:
+                _bounds(sep, True, text)
+
+
+#: the splitters an untrusted workspace's config file may name: pure text
+#: splitting inside langchain_text_splitters. The others import another library
+#: or load a model when built (spaCy pipelines by name or path, NLTK data,
+#: sentence-transformers models, KoNLPy/Java), or are not known to chunkseam.
+UNTRUSTED_SPLITTERS = frozenset({
+    "RecursiveCharacterTextSplitter", "CharacterTextSplitter", "TokenTextSplitter",
+    "MarkdownTextSplitter", "PythonCodeTextSplitter", "LatexTextSplitter",
+    "JSFrameworkTextSplitter",
+})
+_REGEX_WHY = "LangChain runs regular expression separators with Python's re, which cannot be interrupted"
+
+
+def _other_libraries_splitters() -> set[str]:
+    """The class names the other pipeline adapters take (``SentenceSplitter`` …):
+    options meant for them are not LangChain's, and LangChain refuses such a name."""
+    from chunkseam.chunkers import _REGISTRY
+
+    return {c for chunker in list(_REGISTRY.values()) if chunker is not _CHUNKER
+            for c in (getattr(chunker, "classes", None) or ())}
+
+
+def untrusted_options(options: dict[str, Any]) -> dict[str, str]:
+    """The keys of ``options`` an untrusted workspace's config file may not set
+    for ``langchain`` -> why: all of them for a splitter that loads another
+    library or a model; ``separator``/``separators`` with ``is_separator_regex``."""
+    splitter = options.get("splitter") or DEFAULT_SPLITTER
+    if splitter not in UNTRUSTED_SPLITTERS and splitter not in _other_libraries_splitters():
+        why = (f"the splitter {splitter!r} imports another library or loads a model when built "
+               f"(in an untrusted workspace: one of {', '.join(sorted(UNTRUSTED_SPLITTERS))})")
+        return {k: why for k in options}
+    out: dict[str, str] = {}
+    if options.get("is_separator_regex"):
+        for key in ("separator", "separators"):
+            if options.get(key):
+                out[key] = out["is_separator_regex"] = _REGEX_WHY
+    return out
+
+
+class LangChainChunker:
+    name = name
+    description = description
+    #: the extra that provides the library this strategy runs
+    extra = "langchain"
+
+    def untrusted_options(self, options: dict[str, Any]) -> dict[str, str]:
+        return untrusted_options(options)
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here (its library is not installed), or None."""
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(MODULE) is not None
+        except (ImportError, ValueError):
+            found = False
+        return None if found else MISSING
+
+    def chunk(
+        self, doc: Document, sizer: Sizer, *, size: int, overlap: int = 0, **options: Any
+    ) -> list[Chunk]:
+        splitter_name = options.get("splitter")
+        if splitter_name is None:
+            splitter_name = DEFAULT_SPLITTER
+        splitter = get_splitter(sizer, size=size, overlap=overlap, **options)
+        text = doc.text
+        _probe_separators(splitter, text)
+        meta = {"splitter": splitter_name}
+        # a RecursiveCharacterTextSplitter is re-run only around an edit (see
+        # chunkers/resync.py); the result is kept for the next version
+        from chunkseam.chunkers.incremental import langchain_key, langchain_update
+
+        key = langchain_key(splitter, sizer)
+        kept = doc.memoised(key)
+        if kept is None and text and _plain_recursive(splitter):
+            try:
+                kept = langchain_update(doc, splitter, sizer, size, overlap,
+                                        _recursive_options(splitter))
+            except (AttributeError, TypeError, ValueError):
+                kept = None
+        if kept is None:
+            pieces = splitter.split_text(text) if text else []
+            spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
+            verified = spans is not None and _plain_recursive(splitter)
+            if spans is None and isinstance(splitter, _module().TokenTextSplitter):
+                spans = _token_spans(text, pieces, splitter)
+            if spans is None:
+                try:
+                    spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
+                except ValueError:
+                    spans = _rejoined_spans(text, pieces, splitter)
+                    if spans is None:
+                        raise
+            if not verified and isinstance(splitter, _module().TokenTextSplitter) and \
+                    sizer.unit == "tokens":
+                # token windows of at most `size` of the sizer's tokens: none is oversize,
+                # each is counted when asked for
+                return self._lazy_chunks(text, spans, sizer, meta, pieces)
+            kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
+            if not verified:
+                return self._chunks(text, kept, size, meta, pieces)
+        result = kept
+        doc.memo(key, lambda: result)
+        return self._chunks(text, kept, size, meta)
+
+    @staticmethod
+    def _lazy_chunks(text: str, spans: list[tuple[int, int]], sizer: Sizer,
+                     meta: dict[str, Any], pieces: list[str]) -> list[Chunk]:
+        from chunkseam.core.chunk import lazy_chunk
+
+        same = len(pieces) == len(spans)
+        out = []
+        for i, (start, end) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:
+                chunk_meta["library_text"] = pieces[i]
+            out.append(lazy_chunk(start, end, i, text, sizer.count, name, False, chunk_meta))
+        return out
+
+    @staticmethod
+    def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
+                meta: dict[str, Any], pieces: list[str] | None = None) -> list[Chunk]:
+        out = []
+        same = pieces is not None and len(pieces) == len(spans)
+        for i, (start, end, tokens) in enumerate(spans):
+            chunk_meta = dict(meta)
+            if same and pieces[i] != text[start:end]:  # type: ignore[index]
+                # the library rewrote it (re-joined pieces, decoded token windows): its
+                # text is kept alongside the source span it came from
+                chunk_meta["library_text"] = pieces[i]  # type: ignore[index]
+            out.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
+                             oversize=tokens > size, meta=chunk_meta))
+        return out
+
+
+_CHUNKER = register(LangChainChunker())
