@@ -7,7 +7,7 @@ least 0.5x the floor's speed.
 
     python benchmarks/bench_lint.py [--corpus DIR] [--repeat N]
 
-The lint runs are real command lines (`python -m chunkseam.cli.app lint …`), so
+The lint runs are real command lines (`python -m chunkseam.cli lint …`), so
 their time includes interpreter start-up and imports (printed separately as
 `startup`, the time of `chunkseam --version`).
 """
@@ -65,7 +65,7 @@ def main() -> None:
         raise SystemExit(f"no Markdown files under {args.corpus}")
     mb = sum(f.stat().st_size for f in files) / 1e6
     cores = os.cpu_count() or 1
-    base = [sys.executable, "-m", "chunkseam.cli.app"]
+    base = [sys.executable, "-m", "chunkseam.cli"]
     lint = [*base, "lint", str(args.corpus), "--chunker", "recursive", "--size", "256", "--format", "json",
             "-o", os.devnull]
     startup = wall([*base, "--version"], args.repeat)

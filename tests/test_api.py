@@ -12,13 +12,13 @@ FIXTURE = Path(__file__).parent / "fixtures" / "database.md"
 
 
 def test_validate_stays_a_function_across_calls():
-    # importing the chunkseam.engine.validate submodule must not shadow chunkseam.engine.validate()
+    # importing the chunkseam.validate submodule must not shadow chunkseam.validate()
     code = (
         "import chunkseam\n"
         f"p = {str(FIXTURE)!r}\n"
-        "a = chunkseam.engine.validate(p, settings=chunkseam.Settings(chunker='fixed', unit='chars', size=200))\n"
-        "b = chunkseam.engine.validate(p, settings=chunkseam.Settings(chunker='fixed', unit='chars', size=200))\n"
-        "assert callable(chunkseam.engine.validate)\n"
+        "a = chunkseam.validate(p, settings=chunkseam.Settings(chunker='fixed', unit='chars', size=200))\n"
+        "b = chunkseam.validate(p, settings=chunkseam.Settings(chunker='fixed', unit='chars', size=200))\n"
+        "assert callable(chunkseam.validate)\n"
         "assert [i.code for i in a] == [i.code for i in b] and a\n"
         "print(len(a))\n"
     )
@@ -28,7 +28,7 @@ def test_validate_stays_a_function_across_calls():
 
 
 def test_chunk_and_merge_from_the_package():
-    chunks = chunkseam.core.chunk(str(FIXTURE), "recursive", size=60, overlap=10)
+    chunks = chunkseam.chunk(str(FIXTURE), "recursive", size=60, overlap=10)
     text = FIXTURE.read_text()
     assert chunks and all(c.text == text[c.start:c.end] for c in chunks)
     hits = [{"doc_id": "db", "start_index": c.start, "page_content": c.text, "score": 0.5 + i / 10}

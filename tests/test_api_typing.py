@@ -25,7 +25,7 @@ def test_plain_strings_are_located_like_audit_does() -> None:
     doc = chunkseam.load(TEXT)
     texts = RecursiveCharacterTextSplitter(chunk_size=30, chunk_overlap=0).split_text(TEXT)
     assert texts.count("Restart the service. Then") == 2  # repeated text: a search would misplace it
-    got = chunkseam.engine.validate(doc, texts, Settings(min_tokens=0))
+    got = chunkseam.validate(doc, texts, Settings(min_tokens=0))
     codes = [i.code for i in got]
     assert "CS302" not in codes and "CS304" not in codes and "CS301" not in codes
     # the same issues as for chunks with true offsets
@@ -34,13 +34,13 @@ def test_plain_strings_are_located_like_audit_does() -> None:
         at = TEXT.index(t, at)
         spans.append({"start": at, "end": at + len(t), "text": t})
         at += len(t)
-    want = chunkseam.engine.validate(doc, spans, Settings(min_tokens=0))
+    want = chunkseam.validate(doc, spans, Settings(min_tokens=0))
     assert [(i.code, i.start, i.end, i.chunk) for i in got] == [(i.code, i.start, i.end, i.chunk) for i in want]
     assert [i.chunk for i in got if i.code == "CS002"] == [1, 3]  # the second copy is chunk 4, not 2
 
 
 def test_strings_not_in_the_document_get_the_text_only_checks() -> None:
-    got = chunkseam.engine.validate(chunkseam.load(TEXT), ["nothing like the document and no end", "x"])
+    got = chunkseam.validate(chunkseam.load(TEXT), ["nothing like the document and no end", "x"])
     assert {i.code for i in got} <= {"CS401", "CS402", "CS403", "CS404", "CS405"} and got
 
 
@@ -53,9 +53,9 @@ from chunkseam import Chunk, Document, Issue, Settings
 
 def main(path: str) -> int:
     doc: Document = chunkseam.load(path)
-    chunks: list[Chunk] = chunkseam.core.chunk(doc, "recursive", size=256, overlap=32)
-    issues: list[Issue] = chunkseam.engine.validate(doc, chunks, Settings(min_tokens=0))
-    more: list[Issue] = chunkseam.engine.validate(doc, [c.text for c in chunks])
+    chunks: list[Chunk] = chunkseam.chunk(doc, "recursive", size=256, overlap=32)
+    issues: list[Issue] = chunkseam.validate(doc, chunks, Settings(min_tokens=0))
+    more: list[Issue] = chunkseam.validate(doc, [c.text for c in chunks])
     for i in issues + more:
         print(i.code, i.severity, i.message, i.start, i.end, i.chunk)
     print(chunkseam.__version__)
@@ -65,8 +65,8 @@ def main(path: str) -> int:
 MISUSE = '''
 import chunkseam
 
-n: int = chunkseam.engine.validate(chunkseam.load("# T\\n\\nText.\\n"), ["# T", "Text."])
-chunkseam.core.chunk("# T\\n", size="big")
+n: int = chunkseam.validate(chunkseam.load("# T\\n\\nText.\\n"), ["# T", "Text."])
+chunkseam.chunk("# T\\n", size="big")
 '''
 
 

@@ -90,7 +90,7 @@ def test_markdown_splitter_chunks_are_source_spans():
 
 
 def test_public_api_and_other_splitters():
-    chunks = chunkseam.core.chunk(DATABASE, "langchain", size=300, unit="chars", overlap=0,
+    chunks = chunkseam.chunk(DATABASE, "langchain", size=300, unit="chars", overlap=0,
                              splitter="LatexTextSplitter")
     text = DATABASE.read_text(encoding="utf-8")
     assert [c.text for c in chunks] == lts.LatexTextSplitter(
@@ -279,16 +279,16 @@ def test_cli_chunks_json_and_validate():
     assert len(rows) >= 3
     assert all(r["strategy"] == "langchain" and text[r["start"] : r["end"]] == r["text"]
                for r in rows)
-    ours = chunkseam.core.chunk(DATABASE, "recursive", size=60)
+    ours = chunkseam.chunk(DATABASE, "recursive", size=60)
     assert [(r["start"], r["end"]) for r in rows] == spans(ours)
     # the validator runs on the langchain chunks, given or made from the settings
-    # (the function itself: the attribute ``chunkseam.engine.validate`` is shadowed by the
+    # (the function itself: the attribute ``chunkseam.validate`` is shadowed by the
     # submodule once that is imported — reported to the lead)
     settings = Settings(chunker="langchain", size=60)
     doc = Document.from_path(DATABASE)
     given = run_validate(doc, LC.chunk(doc, TOK, size=60), settings)
-    made = run_validate(doc, chunkseam.core.chunk(doc, "langchain", size=60), settings)
+    made = run_validate(doc, chunkseam.chunk(doc, "langchain", size=60), settings)
     assert [i.to_dict() for i in given] == [i.to_dict() for i in made]
     assert all(0 <= i.start <= i.end <= len(text) for i in given)
-    stats = statistics(chunkseam.core.chunk(doc, "langchain", size=60), made)
+    stats = statistics(chunkseam.chunk(doc, "langchain", size=60), made)
     assert stats.chunks == len(rows)

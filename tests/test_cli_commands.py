@@ -80,7 +80,7 @@ def test_preview_terminal_panels(capsys) -> None:
     from chunkseam.core import chunk as chunk_api  # noqa: F401
     import chunkseam
 
-    expected = chunkseam.core.chunk(Document(text, path=str(FIXTURE)), "recursive", size=300, overlap=60, unit="chars")
+    expected = chunkseam.chunk(Document(text, path=str(FIXTURE)), "recursive", size=300, overlap=60, unit="chars")
     assert [int(p) for p in panels] == list(range(1, len(expected) + 1))  # people count from one
     assert re.search(r"lines \d+–\d+ · \d+ chars", out)
     assert "«overlap»" in out  # overlap shown distinctly without colour

@@ -146,7 +146,7 @@ def test_colour_only_on_a_terminal(proj: Path) -> None:
     import pty
 
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    args = [sys.executable, "-m", "chunkseam.cli.app", "lint", "prose.md", "--chunker", "recursive"]
+    args = [sys.executable, "-m", "chunkseam.cli", "lint", "prose.md", "--chunker", "recursive"]
 
     def on_tty(extra_env: dict[str, str]) -> str:
         master, slave = pty.openpty()

@@ -246,7 +246,7 @@ def test_unknown_chunker_name_is_reported(repo: Path) -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chunkseam.cli.app", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "chunkseam.cli", *args], cwd=cwd, capture_output=True,
                           text=True, env={**os.environ, "NO_COLOR": "1"})
 
 

@@ -176,12 +176,12 @@ def test_sentence_overlap_in_the_builtin_strategies(tmp_path: Path) -> None:
 
 
 def test_sentence_overlap_through_the_library_api() -> None:
-    chunks = chunkseam.core.chunk(PROSE, "markdown", size=60, overlap=1, overlap_unit="sentences")
+    chunks = chunkseam.chunk(PROSE, "markdown", size=60, overlap=1, overlap_unit="sentences")
     body = PROSE.index("Sentence")
     assert any(c.start < p.end for p, c in zip(chunks, chunks[1:]) if p.start >= body)
     assert all(c.meta.get("overlap_sentences", 0) <= 1 for c in chunks)
     with pytest.raises(ValueError, match="overlap_unit"):
-        chunkseam.core.chunk(PROSE, size=60, overlap_unit="words")
+        chunkseam.chunk(PROSE, size=60, overlap_unit="words")
 
 
 def test_sentence_overlap_is_refused_for_a_library_splitter() -> None:

@@ -192,4 +192,4 @@ def test_one_broken_chunk_rate_and_numbering_everywhere(capsys, doc_path, tmp_pa
     # messages number chunks from one: the first cut is at the end of chunk 1
     first_cut = min((i for i in a.issues if i.cut is not None), key=lambda i: i.cut)
     assert f"chunk {first_cut.chunk + 1} " in first_cut.message
-    assert chunkseam.engine.validate(Document(TEXT), a.chunks, SETTINGS)  # the library gives the same issues
+    assert chunkseam.validate(Document(TEXT), a.chunks, SETTINGS)  # the library gives the same issues

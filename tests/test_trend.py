@@ -66,7 +66,7 @@ def test_a_steady_rate_names_no_step_and_passes(tmp_path: Path, capsys) -> None:
 def test_runs_are_ordered_by_time_across_files(tmp_path: Path, capsys) -> None:
     a = write(tmp_path / "a.jsonl", [summary("late", "d.md", 10, 5, 800, "2026-02-01T00:00:00+00:00")])
     b = write(tmp_path / "b.jsonl", [summary("early", "d.md", 10, 1, 500, "2026-01-01T00:00:00+00:00"),
-                                     {"event": "chunkseam.core.issue", "run": "early"}])
+                                     {"event": "chunkseam.issue", "run": "early"}])
     main(["trend", str(a), str(b), "--format", "json"])
     assert [r["run"] for r in json.loads(capsys.readouterr().out)["runs"]] == ["early", "late"]
 

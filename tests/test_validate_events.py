@@ -17,7 +17,7 @@ def test_events_for_an_analysis_round_trip_as_json_lines():
     doc = Document(TEXT, path="docs/setup.md")
     a = analyze(doc, Settings(chunker="fixed", size=40, unit="chars", min_tokens=0))
     evs = events.for_analysis(a, run="run-7", time="2024-06-01T00:00:00+00:00")
-    issues = [e for e in evs if e["event"] == "chunkseam.core.issue"]
+    issues = [e for e in evs if e["event"] == "chunkseam.issue"]
     summary = evs[-1]
     assert len(issues) == len(a.issues) > 0 and summary["event"] == "chunkseam.summary"
     for e in evs:

@@ -15,7 +15,7 @@ from chunkseam.core.settings import Settings
 
 # imported before the function of the same name is defined below: importing a
 # submodule binds it on the package, so a later first import of
-# ``chunkseam.engine.validate`` would replace the ``validate`` function with the module
+# ``chunkseam.validate`` would replace the ``validate`` function with the module
 from chunkseam import validate as _validate_module  # noqa: E402,F401  (isort: skip)
 
 

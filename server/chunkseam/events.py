@@ -11,7 +11,7 @@ broken-chunk rate per indexing run and per chunker configuration::
 
 Every event has:
 
-``event``      ``"chunkseam.core.issue"`` or ``"chunkseam.summary"``
+``event``      ``"chunkseam.issue"`` or ``"chunkseam.summary"``
 ``version``    chunkseam's version
 ``time``       ISO 8601 UTC time of the run (the same for all events of a call)
 ``run``        the caller's run id (or None)
@@ -20,7 +20,7 @@ Every event has:
 ``params``     ``{"size", "overlap", "unit", "encoding", "options"}`` of the chunker
 ``size``       the chunk size budget (``params.size``, repeated for easy filtering)
 
-An issue event adds ``issue``: :meth:`chunkseam.core.issue.Issue.to_dict` plus
+An issue event adds ``issue``: :meth:`chunkseam.issue.Issue.to_dict` plus
 ``line``/``column`` (1-based) of its start and ``rule`` (the rule name). A
 summary event adds ``stats`` (:meth:`chunkseam.engine.validate.Stats.to_dict`) and
 ``rate`` (the broken-chunk rate, repeated at the top level).
@@ -34,7 +34,7 @@ from typing import IO, Any, Iterable
 
 from chunkseam.core.version import __version__
 from chunkseam.document.text import Document
-from chunkseam.core.issue import Issue
+from chunkseam.issue import Issue
 
 
 def _now() -> str:
@@ -68,7 +68,7 @@ def for_document(doc: Document, chunks: list[Any], issues: list[Issue], settings
         rec = i.to_dict()
         line, col = doc.line_col(i.start)
         rec.update(line=line, column=col, rule=i.name)
-        out.append({"event": "chunkseam.core.issue", **base, "issue": rec})
+        out.append({"event": "chunkseam.issue", **base, "issue": rec})
     st = stats if stats is not None else statistics(chunks, issues)
     out.append({"event": "chunkseam.summary", **base, "rate": st.rate, "stats": st.to_dict()})
     return out

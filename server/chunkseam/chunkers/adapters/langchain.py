@@ -5,7 +5,7 @@ strategy *runs* ``langchain_text_splitters`` (the optional dependency
 ``chunkseam[langchain]``), so users see exactly the chunks their pipeline
 makes, whatever splitter class they use.
 
-Options (``chunker-options`` / ``chunkseam.core.chunk(..., splitter=...)``):
+Options (``chunker-options`` / ``chunkseam.chunk(..., splitter=...)``):
 
 * ``splitter``: the name of a class exported by ``langchain_text_splitters``
   that derives from its ``TextSplitter`` (default

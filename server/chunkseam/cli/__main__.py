@@ -1,0 +1,5 @@
+"""``python -m chunkseam.cli``: the same as ``chunkseam``."""
+
+from chunkseam.cli.app import _entry
+
+_entry()
