@@ -96,7 +96,7 @@ def test_one_place_for_the_version() -> None:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "chunkseam.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "chunkseam.core.version.__version__"}
     from importlib.metadata import version
 
     assert version("chunkseam") == chunkseam.__version__

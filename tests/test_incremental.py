@@ -814,11 +814,13 @@ def test_old_versions_are_freed_without_the_cycle_collector():
 # -- the sequential strategies: recursive, langchain, fixed, sentence --------------------------
 #
 # Each keeps its run on the document and updates it from the previous
-# version's (chunkers/resync.py): re-chunk from the chunk holding the edit,
+# version's (chunkers/incremental.py and each strategy's own update): re-chunk from the chunk holding the edit,
 # stop where the new run meets the old one. The chunks of every version must
 # be those of a run from scratch, and the update must actually be used.
 
-resync_mod = importlib.import_module("chunkseam.chunkers.incremental")
+incremental_mod = importlib.import_module("chunkseam.chunkers.incremental")
+recursive_mod = importlib.import_module("chunkseam.chunkers.recursive")
+sentence_mod = importlib.import_module("chunkseam.chunkers.sentence")
 
 STRATEGY_SETTINGS = {
     "recursive": [
@@ -866,7 +868,7 @@ def cold_chunks(doc: Document, config: Settings) -> list[tuple]:
 def counting_updates():
     """Count the runs updated from a previous version's (``find_previous``
     hits, and LangChain splits updated around an edit)."""
-    real, real_lc = resync_mod.find_previous, resync_mod.langchain_update
+    real, real_lc = incremental_mod.find_previous, recursive_mod.langchain_update
     hits = [0]
 
     def spy(doc, key):
@@ -879,11 +881,11 @@ def counting_updates():
         hits[0] += found is not None
         return found
 
-    resync_mod.find_previous, resync_mod.langchain_update = spy, spy_lc
+    incremental_mod.find_previous, recursive_mod.langchain_update = spy, spy_lc
     try:
         yield hits
     finally:
-        resync_mod.find_previous, resync_mod.langchain_update = real, real_lc
+        incremental_mod.find_previous, recursive_mod.langchain_update = real, real_lc
 
 
 def edit_sequence_equals_cold(doc: Document, config: Settings, edits) -> tuple[int, Document]:
@@ -910,7 +912,7 @@ def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap)
     sizer = sizer_for(Settings(chunker="sentence", unit=unit, size=size))
     rng = random.Random(size)
     doc = Document(corpus_text(rng, corpus_files("markdown"), 3), path="/virtual/s.md")
-    resync_mod.sentence_run(doc, sizer, size, overlap)
+    sentence_mod.sentence_run(doc, sizer, size, overlap)
     fields = ("para_starts", "para_ends", "starts", "s_starts", "s_ends", "firsts", "lasts",
               "units")
     updated = 0
@@ -921,8 +923,8 @@ def test_sentence_run_after_random_edits_equals_a_fresh_run(unit, size, overlap)
             if rng.random() < 0.3:  # paragraphs split and joined
                 a = rng.randrange(len(doc.text) + 1)
                 doc = doc.with_edit(a, a + rng.choice([0, 2]), rng.choice(["\n\n", "", "x. Y"]))
-            got = resync_mod.sentence_run(doc, sizer, size, overlap)
-            fresh = resync_mod.sentence_run(Document(doc.text), sizer, size, overlap)
+            got = sentence_mod.sentence_run(doc, sizer, size, overlap)
+            fresh = sentence_mod.sentence_run(Document(doc.text), sizer, size, overlap)
             for name in fields:
                 assert getattr(got, name) == getattr(fresh, name), name
             assert got.spans == list(zip(fresh.s_starts, fresh.s_ends))

@@ -506,7 +506,7 @@ def test_fixed_token_text_splices_its_multibyte_index(text, edits):
     offsets) is spliced around an edit, never rebuilt: equal to a fresh one."""
     from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.chunkers.fixed import token_text
     from chunkseam.core.settings import Settings
 
     sizer = sizer_for(Settings(chunker="fixed"))
@@ -542,7 +542,7 @@ def test_fixed_token_windows_after_an_edit_equal_fresh_ones(words, size, overlap
     byte offsets of every 256th token, found the same way."""
     from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.chunkers.fixed import token_text
     from chunkseam.core.settings import Settings
 
     overlap = min(overlap, size - 1)
@@ -566,7 +566,7 @@ def test_fixed_token_windows_past_an_edit_on_the_corpus():
     (edits that add, remove and keep tokens, near the start and the end)."""
     from chunkseam.engine.analysis import sizer_for
     from chunkseam.chunkers.fixed import _TokenText
-    from chunkseam.chunkers.incremental import token_text
+    from chunkseam.chunkers.fixed import token_text
     from chunkseam.core.settings import Settings
 
     text = "\n\n".join(f.read_text(encoding="utf-8") for f in corpus_files("markdown")[:4])

@@ -20,7 +20,7 @@ Every event has:
 ``params``     ``{"size", "overlap", "unit", "encoding", "options"}`` of the chunker
 ``size``       the chunk size budget (``params.size``, repeated for easy filtering)
 
-An issue event adds ``issue``: :meth:`chunkseam.issue.Issue.to_dict` plus
+An issue event adds ``issue``: :meth:`chunkseam.core.issue.Issue.to_dict` plus
 ``line``/``column`` (1-based) of its start and ``rule`` (the rule name). A
 summary event adds ``stats`` (:meth:`chunkseam.engine.validate.Stats.to_dict`) and
 ``rate`` (the broken-chunk rate, repeated at the top level).
@@ -34,7 +34,7 @@ from typing import IO, Any, Iterable
 
 from chunkseam.core.version import __version__
 from chunkseam.document.text import Document
-from chunkseam.issue import Issue
+from chunkseam.core.issue import Issue
 
 
 def _now() -> str:

@@ -538,7 +538,7 @@ def _model_sizer(ctx: Context):
         return sizer
     cached = getattr(ctx, "_model_sizer", None)
     if cached is None:
-        from chunkseam.engine.analysis import sizer_for
+        from chunkseam.tokens import sizer_for
 
         settings = ctx.settings
         try:

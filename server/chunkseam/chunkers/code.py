@@ -67,6 +67,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any, Callable
 
+from chunkseam.structure.languages import language_of
 from chunkseam.core.chunk import Chunk
 from chunkseam.document.text import Document
 from chunkseam.structure.python import Definition, PyStructure, Statement, python_structure
@@ -81,29 +82,6 @@ description = (
     "Python (ast) and JS/TS/Go/Rust/Java (tree-sitter) by definitions: header, functions and "
     "classes whole, big classes split between members; otherwise recursive with separators"
 )
-
-_SUFFIX_LANGUAGE = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
-    ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js",
-    ".ts": "ts", ".tsx": "ts", ".mts": "ts", ".cts": "ts",
-    ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp", ".cc": "cpp", ".cxx": "cpp",
-    ".hh": "cpp", ".rb": "ruby", ".rst": "rst",
-}
-
-
-def language_of(doc: Document, option: Any = None) -> str | None:
-    """``python``, a recursive-separator language name, or None (default separators)."""
-    if option:
-        return str(option).lower()
-    if doc.kind == "python" or (doc.language_id or "").lower() == "python":
-        return "python"
-    if doc.path:
-        lang = _SUFFIX_LANGUAGE.get(PurePath(doc.path).suffix.lower())
-        if lang:
-            return lang
-    return None
-
 
 def module_name(doc: Document) -> str:
     if doc.path:

@@ -40,7 +40,7 @@ from chunkseam.core import budget
 from chunkseam.core.chunk import Chunk, chunk_of
 from chunkseam.document.text import Document
 from chunkseam.tokens.tiktoken import Sizer
-from chunkseam.chunkers import register
+from chunkseam.chunkers import incremental, register
 from chunkseam.chunkers.recursive import STABLE_BOUNDARY, STABLE_BOUNDARY_LAST, stable_boundaries_apply
 
 #: a character that is not whitespace (``\S`` matches exactly what ``str.isspace`` does not)
@@ -101,7 +101,7 @@ class _TokenText:
 
     Tokens are kept as their UTF-8 byte lengths (``lens``) with the byte
     offset of every :data:`_BLOCK`-th token (``blocks``), so an edit splices
-    the lengths around it (see ``resync.token_text``) instead of rebuilding a
+    the lengths around it (see ``token_text``) instead of rebuilding a
     running total over the whole text."""
 
     def __init__(self, text: str, sizer: Sizer, encoding: Any,
@@ -139,7 +139,7 @@ class _TokenText:
         self._heads: dict[int, tuple[int, int, int, int]] = {}
         self._tails: dict[int, tuple[int, int, int]] = {}
         #: the previous version's windows and the first token that may differ
-        #: from its tokens (set by ``resync.token_text``; its lists, not the
+        #: from its tokens (set by ``token_text``; its lists, not the
         #: previous version, are kept)
         self.prior: tuple | None = None
         # counting spans from the whole-text tokens needs the stable-boundary
@@ -250,7 +250,7 @@ class _TokenText:
         """:meth:`token_windows` and the character spans of those windows
         (start and end snapped back to a character start). Made once per
         text and (size, step); after an edit, the windows that end before the
-        first token that may have changed (see ``resync.token_text``) are the
+        first token that may have changed (see ``token_text``) are the
         previous version's (same tokens before them, same bytes, same
         characters); past the edit's tokens, where token ``x`` is the previous
         version's ``x - shift``, a window's bytes are read off the previous
@@ -407,7 +407,7 @@ def _blocks(lens: Any, q: int, old: list[int], moved: tuple[int, int, int] | Non
     """Byte offsets of tokens ``0, _BLOCK, 2 * _BLOCK …`` (and the end), the
     first ``q + 1`` taken from ``old``. ``moved``: ``(after, shift, bytes)``
     of the edit that made ``lens`` from ``old``'s tokens (see
-    ``resync._splice_tokens``): past it, the offset of token ``t`` is read
+    ``_splice_tokens``): past it, the offset of token ``t`` is read
     off ``old``'s entry for the same number (token ``t - shift`` there is
     ``shift`` tokens away), not summed from the entry before."""
     blocks = old[: q + 1] if q < len(old) else None
@@ -462,7 +462,6 @@ class FixedChunker:
         if sizer.unit == "chars":
             spans = _windows(len(text), size, step)
         elif encoding is not None:
-            from chunkseam.chunkers.incremental import token_text
 
             encoded = token_text(doc, sizer, encoding)
             windows, spans = encoded.window_spans(size, step)
@@ -614,3 +613,78 @@ def _known_counts(doc: Document, sizer: Sizer, encoding: Any) -> Callable[[int, 
 
 
 register(FixedChunker())
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+# -- fixed ---------------------------------------------------------------------------------
+#
+# Token windows are cut from the whole text's tokens. A stable boundary (see
+# recursive.SpanCounter) ends a pre-token in every text that holds its two
+# characters, so the tokens of a text are those before such a boundary
+# followed by those after it: an edit re-encodes only the text between the
+# last stable boundary before it and the first after it.
+
+
+def token_text(doc: Document, sizer: Any, encoding: Any) -> Any:
+    """The :class:`chunkseam.chunkers.fixed._TokenText` of ``doc``, its tokens
+    spliced from the previous version's when that one is known."""
+    try:
+        key: tuple | None = ("fixed-tokens", sizer, encoding)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    tokens = None
+    previous = incremental.find_previous(doc, key) if key is not None else None
+    if previous is not None and stable_boundaries_apply(sizer):
+        old, a, b, ins = previous
+        if not old.surrogates:
+            tokens = _splice_tokens(text, old, a, b, ins, encoding)
+            if tokens is not None and _SURROGATE_RE.search(text, a, a + ins):
+                tokens = None
+    # the character index of multi-byte characters is spliced too (any sizer)
+    encoded = _TokenText(text, sizer, encoding, tokens,
+                         edited=previous)
+    if tokens is not None:
+        # the windows before the first token that may differ are the old ones,
+        # those after the edit's tokens are found from them (see window_spans)
+        encoded.prior = (previous[0]._windows, tokens[1], *tokens[3])
+    if key is not None:
+        doc.memo(key, lambda: encoded)
+    return encoded
+
+
+def _splice_tokens(text: str, old: Any, a: int, b: int, ins: int, encoding: Any) -> Any:
+    """``(lengths, first changed token, old blocks, (after, shift, bytes))``
+    for ``_TokenText``: ``after`` the first token past the re-encoded text (from
+    which token ``x`` is the old text's token ``x - shift``, ``bytes`` further
+    on), or None to encode the whole text."""
+    from array import array
+
+    delta = ins - (b - a)
+    m = STABLE_BOUNDARY_LAST.match(text, max(0, a - 512), a) or (
+        STABLE_BOUNDARY_LAST.match(text, 0, a))
+    h = m.end() if m is not None else 0
+    m = STABLE_BOUNDARY.search(text, a + ins)
+    t = m.end() if m is not None else len(text)
+    try:
+        middle = encoding.encode_ordinary(text[h:t])
+    except UnicodeEncodeError:  # pragma: no cover - tiktoken replaces surrogates
+        return None
+    i = old.token_at(old._byte(h))
+    j = old.token_at(old._byte(t - delta))
+    if i < 0 or j < 0 or j < i:
+        return None  # not token boundaries of the old text: cannot happen; be safe
+    table = _token_byte_lengths(encoding)
+    lens = old.lens[:i]
+    lens.extend(array("H", map(table.__getitem__, middle)))
+    after = len(lens)
+    grown = sum(lens[i:after]) - sum(old.lens[i:j])
+    lens.extend(old.lens[j:])
+    return lens, i, old.blocks, (after, after - j, grown)

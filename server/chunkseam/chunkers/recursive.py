@@ -58,13 +58,15 @@ separators for that language, as regular expressions, like
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import Any, Callable, Sequence
 
 from chunkseam.core import budget
 from chunkseam.core.chunk import Chunk
 from chunkseam.document.text import Document
 from chunkseam.tokens.tiktoken import Sizer, TokenSizer, memo_count
-from chunkseam.chunkers import register
+from chunkseam.chunkers import incremental, register
+from chunkseam.chunkers.incremental import LINEAGE, common_prefix, common_suffix
 
 name = "recursive"
 description = (
@@ -585,9 +587,8 @@ def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0
                      previous: tuple | None = None, **options: Any) -> Any:
     """The top-level run (:class:`chunkseam.chunkers.incremental.RecursiveRun`) of
     ``recursive`` over ``doc``, updated from the run of the document it was
-    edited from when that one is still known (see :mod:`.resync`), or from
+    edited from when that one is still known (see :mod:`chunkseam.chunkers.incremental`), or from
     ``previous`` (``(run, start, end, inserted)``) when given."""
-    from chunkseam.chunkers.incremental import find_previous, recursive_run
 
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise ValueError(f"recursive: size must be a positive integer, got {size!r}")
@@ -606,7 +607,7 @@ def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0
     run = _Run(text, size, overlap, keep, strip, is_regex, measure)
     counter = None if measure is len else SpanCounter(text, sizer, measure)
     if previous is None and key is not None:
-        previous = find_previous(doc, key)
+        previous = incremental.find_previous(doc, key)
     if previous is not None:
         old, a, b, ins = previous
         top = recursive_run(text, run, separators, counter, old, (a, b, ins))
@@ -634,3 +635,383 @@ class RecursiveChunker:
 
 
 register(RecursiveChunker())
+
+
+# -- recursive ---------------------------------------------------------------------------
+
+
+class RecursiveRun:
+    """The top level of one ``recursive`` run over a whole text.
+
+    ``pieces[k]`` is ``(start, end)``, ``sizes[k]`` its measure; ``post[k]``
+    the first piece of the merge buffer after the emission (if any) that
+    piece ``k`` caused, before ``k`` joins it (``k``: empty); ``kids[k]`` is
+    None for a piece that joins the buffer, else the output of the piece split
+    on its own (a tuple of ``(start, end, tokens)`` relative to its start).
+    ``emits`` are the chunks ``(step, start, end, tokens)`` in order, where
+    ``step`` is ``2k`` for a chunk emitted when piece ``k`` came (``2n`` for
+    the last one) and ``2k + 1`` for the output of a piece split on its own.
+    """
+
+    __slots__ = ("sep_index", "sep_len", "pieces", "sizes", "post", "kids", "emits", "steps",
+                 "walked")
+
+    def __init__(self, sep_index: int, sep_len: int) -> None:
+        self.sep_index = sep_index
+        self.sep_len = sep_len
+        self.pieces: list[tuple[int, int]] = []
+        self.sizes: list[int] = []
+        self.post: list[int] = []
+        self.kids: list[Any] = []
+        self.emits: list[tuple[int, int, int, int]] = []
+        self.steps: list[int] = []  # emits' steps, for bisection
+        #: the pieces ``[i, j)`` this run walked (the rest was the old run's)
+        self.walked: tuple[int, int] = (0, 0)
+
+    def pre(self, k: int) -> int:
+        """The first piece of the buffer when piece ``k`` comes."""
+        if k == 0:
+            return 0
+        return k if self.kids[k - 1] is not None else self.post[k - 1]
+
+
+def top_separator(text: str, separators: Sequence[str], regex: bool) -> int:
+    """Index of the separator the top level splits at (LangChain's choice)."""
+    for i, sep in enumerate(separators):
+        if not sep:
+            return i
+        if _search(sep, regex, text):
+            return i
+    return len(separators) - 1
+
+
+
+def _rescan_literal(text: str, old: list[tuple[int, int]], separator: str,
+                    edit: tuple[int, int, int]) -> tuple[list, int, int, int] | None:
+    """The top-level pieces of ``text`` split at the literal ``separator``
+    (kept at the start of each piece) from the old pieces and a scan around
+    the edit: ``(pieces, i0, tail_new, tail_old)`` where ``pieces[:i0]`` are
+    ``old[:i0]`` and ``pieces[tail_new:]`` are ``old[tail_old:]`` shifted.
+
+    Every piece but the first starts with a match. The scan starts at the last
+    old piece that ends before the edit (its match ends before it too, and
+    matches of a literal read only their own characters, so the scan up to
+    there is the old one) and stops at a match past the edit where an old
+    piece started: from there on both scans continue alike."""
+    a, b, ins = edit
+    delta = ins - (b - a)
+    p = bisect_right([q[1] for q in old], a) - 1
+    if p < 0:
+        p = 0
+    start = old[p][0] if p > 0 else 0
+    old_starts = [q[0] for q in old]
+    bounds = [start]
+    stop, resume = len(text), len(old)
+    for m in _pattern(separator, False).finditer(text, start):
+        q = m.start()
+        if q >= a + ins:
+            r = bisect_left(old_starts, q - delta)
+            if 0 < r < len(old) and old_starts[r] == q - delta:
+                stop, resume = q, r
+                break
+        if q > bounds[-1]:
+            bounds.append(q)
+    if stop > bounds[-1]:
+        bounds.append(stop)
+    window = list(zip(bounds, bounds[1:]))
+    pieces = old[:p]
+    pieces.extend(window)
+    tail_new = len(pieces)
+    pieces.extend((s + delta, e + delta) for s, e in old[resume:])
+    return pieces, p, tail_new, resume
+
+
+
+def recursive_run(
+    text: str,
+    run_opts: Any,
+    separators: Sequence[str],
+    counter: Any,
+    old: RecursiveRun | None = None,
+    edit: tuple[int, int, int] | None = None,
+) -> RecursiveRun:
+    """The top level of ``recursive`` over ``text`` (see :class:`RecursiveRun`),
+    updated from ``old`` — the run of the text before ``edit`` ``(start, end,
+    inserted)`` replaced ``[start, end)`` by ``inserted`` characters — when
+    given. ``run_opts`` is a :class:`chunkseam.chunkers.recursive._Run` for
+    ``text`` (options and measure); ``counter`` its span counter."""
+    size = run_opts.size
+    overlap = run_opts.overlap
+    measure = run_opts.measure
+    if not text:
+        return RecursiveRun(-1, 0)
+    sep_index = top_separator(text, separators, run_opts.regex)
+    separator = separators[sep_index]
+    rest = separators[sep_index + 1 :] if separator else ()
+    joiner = "" if run_opts.keep else separator
+    sep_len = measure(joiner) if joiner else 0
+    new = RecursiveRun(sep_index, sep_len)
+    reuse = old is not None and edit is not None and old.sep_index == sep_index and old.pieces
+    local = None
+    if reuse and separator and not run_opts.regex and run_opts.keep in (True, "start"):
+        local = _rescan_literal(text, old.pieces, separator, edit)
+    if local is not None:
+        pieces, i0, tail_new, tail_old = local
+        delta = edit[2] - (edit[1] - edit[0])
+        n = len(pieces)
+    else:
+        pieces = split_spans(text, separator, keep_separator=run_opts.keep,
+                             is_regex=run_opts.regex)
+        n = len(pieces)
+    new.pieces = pieces
+
+    if local is not None:
+        pass
+    elif reuse:
+        a, b, ins = edit
+        delta = ins - (b - a)
+        old_pieces = old.pieces
+        # pieces before the edit: unchanged text, same spans
+        i0 = common_prefix(pieces, old_pieces, bisect_right([p[1] for p in old_pieces], a))
+        # pieces after it: unchanged text, spans shifted by delta
+        tail_old = bisect_left([p[0] for p in old_pieces], b)
+        shifted = [(s + delta, e + delta) for s, e in old_pieces[tail_old:]]
+        same = common_suffix(pieces, shifted, n - i0)
+        tail_new = n - same
+        tail_old = len(old_pieces) - same
+    else:
+        old = None
+
+    if old is None:
+        i0, tail_new, tail_old, delta = 0, n, len(pieces), 0
+        sizes = [measure(text[s:e]) for s, e in pieces]
+    else:
+        sizes = old.sizes[:i0]
+        sizes.extend(measure(text[s:e]) for s, e in pieces[i0:tail_new])
+        sizes.extend(old.sizes[tail_old:])
+    new.sizes = sizes
+
+    # the walk: from piece i0 with the old state there, until the state meets
+    # the old run's past the edit
+    post = old.post[:i0] if old is not None else []
+    kids = old.kids[:i0] if old is not None else []
+    if old is not None:
+        cut = bisect_left(old.steps, 2 * i0)
+        emits = old.emits[:cut]
+    else:
+        emits = []
+    first = old.pre(i0) if old is not None else 0
+    total = 0
+    if first < i0:
+        total = sum(sizes[first:i0]) + sep_len * (i0 - first - 1)
+    shift = tail_new - tail_old
+    strip = run_opts.strip
+    resumed_at = -1
+    k = i0
+    while k < n:
+        if not k & 4095:
+            budget.check("recursive splitting")
+        if old is not None and k >= tail_new and first >= tail_new:
+            m = k - shift
+            if old.pre(m) == first - shift:
+                resumed_at = m
+                break
+        s, e = pieces[k]
+        nk = sizes[k]
+        if nk >= size:
+            if first < k:
+                _emit(text, strip, counter, pieces, sizes, first, k, 2 * k, emits)
+            post.append(k)
+            if old is not None and k >= tail_new:
+                out = old.kids[k - shift]
+            elif rest:
+                out = _split_alone(text, run_opts, counter, s, e, rest)
+            else:
+                out = ((0, e - s, nk),)  # emitted as it is, like LangChain
+            kids.append(out)
+            emits.extend((2 * k + 1, s + rs, s + re_, t) for rs, re_, t in out)
+            first = k + 1
+            total = 0
+            k += 1
+            continue
+        if total + nk + (sep_len if k > first else 0) > size and k > first:
+            _emit(text, strip, counter, pieces, sizes, first, k, 2 * k, emits)
+            while total > overlap or (
+                total + nk + (sep_len if k > first else 0) > size and total > 0
+            ):
+                total -= sizes[first] + (sep_len if k - first > 1 else 0)
+                first += 1
+        post.append(first)
+        kids.append(None)
+        total += nk + (sep_len if k > first else 0)
+        k += 1
+    if resumed_at >= 0:
+        m = resumed_at
+        post.extend(p + shift for p in old.post[m:])
+        kids.extend(old.kids[m:])
+        cut = bisect_left(old.steps, 2 * m)
+        step_shift = 2 * shift
+        emits.extend((st + step_shift, s + delta, e + delta, t)
+                     for st, s, e, t in old.emits[cut:])
+    elif first < n:
+        _emit(text, strip, counter, pieces, sizes, first, n, 2 * n, emits)
+    new.walked = (i0, k)
+    new.post = post
+    new.kids = kids
+    new.emits = emits
+    new.steps = [x[0] for x in emits]
+    return new
+
+
+def _emit(text: str, strip: bool, counter: Any, pieces: list[tuple[int, int]], sizes: list[int],
+          i: int, j: int, step: int, out: list) -> None:
+    start = pieces[i][0]
+    end = pieces[j - 1][1]
+    if strip:
+        piece = text[start:end]
+        left = len(piece) - len(piece.lstrip())
+        if left == len(piece):
+            return
+        right = len(piece) - len(piece.rstrip())
+        start += left
+        end -= right
+    if start < end:
+        out.append((step, start, end, _tokens(counter, start, end, pieces, sizes, i, j)))
+
+
+def _tokens(counter: Any, start: int, end: int, pieces: list[tuple[int, int]], sizes: list[int],
+            i: int, j: int) -> int:
+    if counter is None:  # characters
+        return end - start
+    return counter.span(start, end, [(pieces[k][0], pieces[k][1], sizes[k]) for k in range(i, j)])
+
+
+def _split_alone(text: str, run_opts: Any, counter: Any, s: int, e: int,
+                 rest: Sequence[str]) -> tuple[tuple[int, int, int], ...]:
+    """The output of the piece ``[s, e)`` split with ``rest`` on its own,
+    relative to ``s``."""
+    run_opts.spans = []
+    run_opts.split(s, e, rest)
+    out = []
+    for start, end, group in run_opts.spans:
+        if counter is None:
+            tokens = end - start
+        elif isinstance(group, int):
+            tokens = group
+        else:
+            pieces, a, b = group
+            tokens = counter.span(start, end, pieces[a:b])
+        out.append((start - s, end - s, tokens))
+    run_opts.spans = []
+    return tuple(out)
+
+
+# -- langchain -----------------------------------------------------------------------------
+#
+# The ``langchain`` strategy runs the installed splitter. For a
+# RecursiveCharacterTextSplitter whose chunks the ``recursive`` run reproduces
+# (checked on the whole text when a document is first split), an edit is
+# re-split by LangChain itself only in a window of the text around it.
+#
+# The window starts where the merge buffer began just after a chunk was
+# emitted, before the first piece the edit changed (or after a piece split on
+# its own): the buffer then holds at most ``overlap`` and takes the next piece
+# without emitting, so a run started there with an empty buffer reaches the
+# same state without emitting anything. It ends at a piece at or after the
+# place where the updated run met the old one whose arrival emitted a chunk
+# (or that is split on its own): a run that stops there emits the same last
+# chunk by flushing its buffer. The window holds the top-level separator (else
+# it is widened), so LangChain splits it into the same pieces. Its chunks
+# from LangChain must equal the run's, else the whole text is split again;
+# the chunks before and after it are the previous version's (LangChain's,
+# checked then), shifted. This relies on LangChain's merge being the one
+# ``recursive`` implements, which tests/test_langchain_differential.py checks.
+
+
+def langchain_key(splitter: Any, sizer: Any) -> tuple:
+    return ("langchain", splitter, sizer)
+
+
+def langchain_update(doc: Document, splitter: Any, sizer: Any, size: int, overlap: int,
+                     options: dict[str, Any]) -> list[tuple[int, int, int]] | None:
+    """The chunks ``(start, end, tokens)`` of ``doc`` by ``splitter`` from the
+    previous version's, or None when they must be computed from scratch."""
+    key = langchain_key(splitter, sizer)
+    rkey = run_key(sizer, size, overlap, options)
+    if rkey is None:
+        return None
+    for ancestor, a, b, ins in doc.lineage()[:LINEAGE]:
+        kept = ancestor.memoised(key)
+        if kept is None:
+            continue
+        old_run = ancestor.memoised(rkey)
+        if old_run is None:
+            return None
+        break
+    else:
+        return None
+    run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+                           previous=(old_run, a, b, ins), **options)
+    if run.sep_index != old_run.sep_index or not run.pieces:
+        return None
+    text = doc.text
+    n = len(run.pieces)
+    i0, k1 = run.walked
+    steps = run.steps
+
+    def anchor(k: int) -> bool:
+        """Did the run empty or flush its buffer when piece ``k`` came?"""
+        if k <= 0 or k >= n or run.kids[k] is not None:
+            return True
+        at = bisect_left(steps, 2 * k)
+        return at < len(steps) and steps[at] == 2 * k
+
+    # the window: from where the buffer held after an emission before the
+    # first changed piece begins, to an emission at or after the place where
+    # the run met the old one
+    ka = i0 - 1
+    while ka > 0 and not anchor(ka):
+        ka -= 1
+    kb = max(k1, ka + 1)
+    while not anchor(kb):
+        kb += 1
+    separators = list(options.get("separators") or ())
+    regex = bool(options.get("is_separator_regex", False))
+    while True:
+        start_piece = 0 if ka <= 0 else (ka if run.kids[ka] is not None else run.post[ka])
+        lo = run.pieces[start_piece][0] if start_piece > 0 else 0
+        hi = run.pieces[kb][0] if kb < n else len(text)
+        window = text[lo:hi]
+        if top_separator(window, separators, regex) == run.sep_index:
+            break
+        # the window lacks the top-level separator: widen it
+        if kb < n:
+            kb += 1
+            while not anchor(kb):
+                kb += 1
+        elif ka > 0:
+            ka -= 1
+            while ka > 0 and not anchor(ka):
+                ka -= 1
+        else:
+            return None
+    first = bisect_left(steps, 2 * ka + 1) if ka > 0 else 0
+    last = bisect_right(steps, 2 * kb)
+    mine = [(s, e) for _st, s, e, _t in run.emits[first:last]]
+    theirs = [t for t in splitter.split_text(window) if t]
+    if len(theirs) != len(mine) or any(text[s:e] != t for (s, e), t in zip(mine, theirs)):
+        return None
+    # the chunks outside the window are the previous version's, shifted
+    delta = ins - (b - a)
+    after = len(run.emits) - last
+    if first + after > len(kept):
+        return None
+    head = kept[:first]
+    tail = [(s + delta, e + delta, t) for s, e, t in kept[len(kept) - after:]]
+    spans = [(s, e) for _st, s, e, _t in run.emits]
+    if [(s, e) for s, e, _t in head] != spans[:first] or (
+        [(s, e) for s, e, _t in tail] != spans[last:]
+    ):
+        return None
+    count = sizer.count
+    return head + [(s, e, count(text[s:e])) for s, e in mine] + tail

@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import Any, Callable
 
 from chunkseam.core import budget
@@ -32,7 +33,8 @@ from chunkseam.core.chunk import Chunk, chunk_of
 from chunkseam.document.text import Document
 from chunkseam.structure.sentences import segment
 from chunkseam.tokens.tiktoken import Sizer
-from chunkseam.chunkers import register
+from chunkseam.chunkers import incremental, register
+from chunkseam.chunkers.incremental import shifted
 from chunkseam.chunkers.recursive import SpanCounter
 
 name = "sentence"
@@ -183,7 +185,6 @@ class SentenceChunker:
                 f"sentence: overlap (in sentences) must be a non-negative integer, got {overlap!r}"
             )
         text = doc.text
-        from chunkseam.chunkers.incremental import sentence_run
 
         run = sentence_run(doc, sizer, size, overlap)
         s_starts, s_ends = run.s_starts, run.s_ends
@@ -242,3 +243,177 @@ def measures(text: str, starts: list[int], ends: list[int], sizer: Sizer) -> tup
 
 
 register(SentenceChunker())
+
+
+# -- sentence ------------------------------------------------------------------------------
+#
+# The units are sentences, found paragraph by paragraph (a paragraph's
+# sentences depend on its own text only); the state before a chunk (a run of
+# sentences) is its first sentence and the sentence after the chunk before it
+# (see chunkers/sentence.py, ``_greedy``).
+
+
+class SentenceRun:
+    """``para_starts``/``para_ends`` the paragraphs, ``starts[p]`` the index
+    of paragraph ``p``'s first sentence, ``s_starts``/``s_ends`` the
+    sentences, and the chunks: run ``r`` holds sentences ``firsts[r]`` to
+    ``lasts[r]`` and measures ``units[r]``.
+
+    Each is a plain list of ints (not a list of tuples): an edit copies them
+    shifted, and ints, unlike tuples, are no work for the garbage collector
+    (a tuple per sentence made on every edit sets off collections)."""
+
+    __slots__ = ("para_starts", "para_ends", "starts", "s_starts", "s_ends", "firsts", "lasts",
+                 "units")
+
+    def __init__(self) -> None:
+        self.para_starts: list[int] = []
+        self.para_ends: list[int] = []
+        self.starts: list[int] = []
+        self.s_starts: list[int] = []
+        self.s_ends: list[int] = []
+        self.firsts: list[int] = []
+        self.lasts: list[int] = []
+        self.units: list[int] = []
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The sentences as ``(start, end)``."""
+        return list(zip(self.s_starts, self.s_ends))
+
+    @property
+    def runs(self) -> list[tuple[int, int, int]]:
+        """The chunks as ``(first sentence, last sentence, units)``."""
+        return list(zip(self.firsts, self.lasts, self.units))
+
+    def state(self, r: int) -> tuple[int, int]:
+        """The state ``(i, floor)`` before run ``r``."""
+        return self.firsts[r], (self.lasts[r - 1] + 1 if r else 0)
+
+
+
+def _paragraphs_around(text: str, old_starts: list[int], old_ends: list[int], a: int, b: int,
+                       ins: int) -> tuple[int, list[tuple[int, int]], int]:
+    """The paragraphs of ``text`` (the old text with ``[a, b)`` replaced by
+    ``ins`` characters) around the edit: ``(p0, scanned, p1)`` where the new
+    paragraphs are the old ones before ``p0``, ``scanned``, and the old ones
+    from ``p1`` on (shifted); the old paragraphs are ``old_starts``/``old_ends``.
+
+    Paragraphs are the text between matches of a blank-line pattern, which
+    reads only line breaks and blanks and stops at the first other
+    character. The scan starts at the last old paragraph that ends before the
+    edit (its start ends a match that read only text before the edit) and
+    stops at a match past the edit that the old scan had too (the same
+    paragraphs on both sides of it): from there on the scans agree."""
+    delta = ins - (b - a)
+    n = len(old_starts)
+    p0 = max(0, bisect_right(old_ends, a) - 1)
+    start = old_starts[p0] if 0 < p0 < n else 0
+    scanned: list[tuple[int, int]] = []
+    for m in _BLANK_LINES.finditer(text, start):
+        if _NON_SPACE.search(text, start, m.start()):
+            scanned.append((start, m.start()))
+        start = m.end()
+        if m.start() >= a + ins:
+            q = bisect_left(old_starts, start - delta)
+            if (0 < q < n and old_starts[q] == start - delta
+                    and old_ends[q - 1] == m.start() - delta):
+                return p0, scanned, q
+    if _NON_SPACE.search(text, start):
+        scanned.append((start, len(text)))
+    return p0, scanned, n
+
+
+def sentence_run(doc: Document, sizer: Any, size: int, overlap: int) -> SentenceRun:
+    try:
+        key: tuple | None = ("sentence", sizer, size, overlap)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        kept = doc.memoised(key)
+        if kept is not None:
+            return kept
+    text = doc.text
+    new = SentenceRun()
+    previous = incremental.find_previous(doc, key) if key is not None else None
+    old = None
+    if previous is not None:
+        old, a, b, ins = previous
+        delta = ins - (b - a)
+        p0, scanned, p1_old = _paragraphs_around(text, old.para_starts, old.para_ends, a, b, ins)
+        para_starts = old.para_starts[:p0]
+        para_ends = old.para_ends[:p0]
+        para_starts.extend(s for s, _e in scanned)
+        para_ends.extend(e for _s, e in scanned)
+        para_starts.extend(shifted(old.para_starts, p1_old, delta))
+        para_ends.extend(shifted(old.para_ends, p1_old, delta))
+        n_old = len(old.s_starts)
+        c0 = old.starts[p0] if p0 < len(old.starts) else n_old
+        c1_old = old.starts[p1_old] if p1_old < len(old.starts) else n_old
+        s_starts = old.s_starts[:c0]
+        s_ends = old.s_ends[:c0]
+        starts = old.starts[:p0]
+        for ps, pe in scanned:
+            starts.append(len(s_starts))
+            for s, e in paragraph_sentences(text, ps, pe):
+                s_starts.append(s)
+                s_ends.append(e)
+        c1_new = len(s_starts)
+        shift = c1_new - c1_old
+        starts.extend(shifted(old.starts, p1_old, shift))
+        s_starts.extend(shifted(old.s_starts, c1_old, delta))
+        s_ends.extend(shifted(old.s_ends, c1_old, delta))
+    else:
+        para_starts, para_ends, starts, s_starts, s_ends = [], [], [], [], []
+        for ps, pe in paragraphs(text):
+            para_starts.append(ps)
+            para_ends.append(pe)
+            starts.append(len(s_starts))
+            for s, e in paragraph_sentences(text, ps, pe):
+                s_starts.append(s)
+                s_ends.append(e)
+    new.para_starts, new.para_ends, new.starts = para_starts, para_ends, starts
+    new.s_starts, new.s_ends = s_starts, s_ends
+    n = len(s_starts)
+    exact, first, unit = measures(text, s_starts, s_ends, sizer)
+    if old is None or not old.firsts:
+        walked = _greedy(n, exact, first, unit, size, overlap) if n else []
+        new.firsts = [i for i, _j, _t in walked]
+        new.lasts = [j for _i, j, _t in walked]
+        new.units = [t for _i, _j, t in walked]
+    else:
+        # keep the chunks that read only sentences before the first changed
+        # one (a chunk reads the sentence after it too), less one
+        kept_runs = bisect_left(old.lasts, c0 - 1)
+        r0 = max(0, kept_runs - 1)
+        old_firsts = old.firsts
+        met: list[int] = []
+
+        def meet(i: int, floor: int) -> bool:
+            if i < c1_new or floor < c1_new:
+                return False
+            r = bisect_left(old_firsts, i - shift)
+            if r < len(old_firsts) and old_firsts[r] == i - shift and (
+                old.state(r)[1] == floor - shift
+            ):
+                met.append(r)
+                return True
+            return False
+
+        walked = _greedy(n, exact, first, unit, size, overlap, start=old.state(r0), meet=meet)
+        firsts = old_firsts[:r0]
+        lasts = old.lasts[:r0]
+        units = old.units[:r0]
+        for i, j, t in walked:
+            firsts.append(i)
+            lasts.append(j)
+            units.append(t)
+        if met:
+            firsts.extend(shifted(old_firsts, met[0], shift))
+            lasts.extend(shifted(old.lasts, met[0], shift))
+            units.extend(old.units[met[0]:])
+        new.firsts, new.lasts, new.units = firsts, lasts, units
+    if key is not None:
+        doc.memo(key, lambda: new)
+    return new

@@ -36,7 +36,7 @@ def _root_of(cwd: str) -> str:
         if os.path.lexists(d / ".git"):
             return str(d)
     try:
-        from chunkseam.config.loader import find_config
+        from chunkseam.config.files import find_config
 
         found = find_config(here)
     except Exception:  # no readable config: the current directory

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pathspec
 
+from chunkseam.core.globs import MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS, bounded, glob_problem  # noqa: F401
+
 log = logging.getLogger(__name__)
 
 #: never descended into
@@ -44,41 +46,12 @@ class Discovery:
     empty: list[str] = field(default_factory=list)
 
 
-#: bounds on one glob pattern from a config file or an ignore file. Matching
-#: runs on RE2 (linear time) when google-re2 is installed, as it is with
-#: chunkseam's dependencies; these bounds keep Python's backtracking ``re``
-#: (``*a*a*a*a*b`` against a long name takes seconds to hours) out of reach
-#: too, and real patterns never come near them.
-MAX_GLOB_LENGTH = 1024
-MAX_GLOB_WILDCARDS = 10
-
-
-def glob_problem(pattern: str) -> str | None:
-    """Why ``pattern`` is refused as a glob, or None when it is fine."""
-    if len(pattern) > MAX_GLOB_LENGTH:
-        return f"a glob of at most {MAX_GLOB_LENGTH} characters"
-    if sum(pattern.count(c) for c in "*?[") > MAX_GLOB_WILDCARDS:
-        return f"a glob with at most {MAX_GLOB_WILDCARDS} wildcards (*, ?, [)"
-    return None
-
-
-def _bounded(patterns) -> list[str]:
-    """The patterns of an ignore file that are within the bounds (others are skipped)."""
-    out = []
-    for p in patterns:
-        if glob_problem(p) is None:
-            out.append(p)
-        else:
-            log.warning("chunkseam: ignore pattern skipped (%s): %.80s", glob_problem(p), p)
-    return out
-
-
 def _is_glob(arg: str) -> bool:
     return any(c in arg for c in "*?[")
 
 
 def _spec(patterns) -> pathspec.PathSpec | None:
-    patterns = _bounded(p for p in patterns if p and p.strip())
+    patterns = bounded(p for p in patterns if p and p.strip())
     if not patterns:
         return None
     return pathspec.GitIgnoreSpec.from_lines(patterns)
@@ -88,7 +61,7 @@ def _read_ignore(path: Path) -> pathspec.PathSpec | None:
     from chunkseam.config.confine import refusal
 
     if refusal(path) is not None:  # an ignore file linked out of the repository is not read
-        from chunkseam.report.formats import printable
+        from chunkseam.core.printable import printable
 
         log.warning("chunkseam: %s: %s", printable(str(path)), refusal(path))
         return None

@@ -18,18 +18,20 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from chunkseam.core.issue import SEVERITIES
 from chunkseam.core.settings import Settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from chunkseam.config.files import (  # noqa: F401  (re-exported: the package's names)
+    CONFIG_FILES,
+    ConfigError,
+    find_config,
+    load_config_file,
+    table_name,
+    toml_repr,
+)
 
 __all__ = [
     "CONFIG_FILES",
@@ -42,77 +44,8 @@ __all__ = [
     "settings_from_mapping",
 ]
 
-#: file names looked for in each directory, in order of precedence
-CONFIG_FILES = (".chunkseam.toml", "chunkseam.toml", "pyproject.toml")
 BUILTIN_CHUNKERS = ("fixed", "recursive", "sentence", "markdown", "code")
 LEVELS = tuple(SEVERITIES) + ("off",)
-
-
-class ConfigError(Exception):
-    """A bad configuration value, an unknown key or an unreadable config file.
-
-    ``str()`` reads like ``pyproject.toml: [tool.chunkseam] size = "big":
-    expected a positive integer``. ``warning`` is true for notes that do not
-    make the configuration invalid (plugins not loaded in an untrusted
-    workspace).
-    """
-
-    def __init__(
-        self,
-        file: str | None,
-        key: str | None,
-        value: Any = None,
-        expected: str = "",
-        *,
-        table: str | None = None,
-        message: str | None = None,
-        warning: bool = False,
-    ) -> None:
-        self.file = file
-        self.key = key
-        self.value = value
-        self.expected = expected
-        self.table = table
-        self.warning = warning
-        self._message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f"{self.file}: " if self.file else ""
-        if self._message is not None:
-            return f"{where}{self._message}"
-        table = f"[{self.table}] " if self.table else ""
-        return f"{where}{table}{self.key} = {_toml_repr(self.value)}: expected {self.expected}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "key": self.key, "value": _jsonable(self.value),
-                "expected": self.expected, "message": str(self), "warning": self.warning}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return repr(value)
-
-
-def _toml_repr(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if value is None:
-        return "(none)"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{k} = {_toml_repr(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, int) and not -10**30 < value < 10**30:
-        return f"{'-' if value < 0 else ''}(a {len(str(abs(value)))}-digit number)"
-    return str(value)
 
 
 # --- keys ----------------------------------------------------------------------
@@ -278,7 +211,7 @@ def _glob_list(v: Any) -> tuple[str, ...]:
 
 
 def _check_glob(pattern: str) -> None:
-    from chunkseam.config.discover import glob_problem
+    from chunkseam.core.globs import glob_problem
 
     problem = glob_problem(pattern)
     if problem is not None:
@@ -452,7 +385,7 @@ def settings_from_mapping(
         except _Bad as bad:
             err = ConfigError(source, raw_key, value, bad.expected, table=table,
                               message=None if bad.problem is None else
-                              f"{'[' + table + '] ' if table else ''}{raw_key} = {_toml_repr(value)}: "
+                              f"{'[' + table + '] ' if table else ''}{raw_key} = {toml_repr(value)}: "
                               f"{bad.problem}")
             if strict:
                 raise err from None
@@ -481,113 +414,6 @@ def settings_from_mapping(
         if settings.overlap >= settings.size:
             settings = replace(settings, overlap=0)
     return settings, errors
-
-
-# --- finding and reading config files -------------------------------------------
-
-_file_cache: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
-#: the largest config file read (bytes)
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
-
-
-def _has_tool_table(path: Path) -> bool:
-    try:
-        data = load_config_file(path)
-    except ConfigError:
-        return True  # a broken pyproject.toml is reported, not skipped over
-    return bool(data) or _has_empty_tool_table(path)
-
-
-def _has_empty_tool_table(path: Path) -> bool:
-    try:
-        raw = _read_toml(path)
-    except ConfigError:
-        return True
-    tool = raw.get("tool")
-    return isinstance(tool, dict) and "chunkseam" in tool
-
-
-def find_config(path: str | Path | None) -> Path | None:
-    """The config file that applies to ``path`` (a file or a directory; None =
-    the current directory): the nearest ``.chunkseam.toml``, ``chunkseam.toml``
-    or ``pyproject.toml`` with a ``[tool.chunkseam]`` table, looking upwards and
-    stopping at the repository root (the directory that contains ``.git``)."""
-    start = Path(path) if path is not None else Path.cwd()
-    try:
-        start = start.expanduser().absolute()
-    except OSError:
-        return None
-    directory = start if start.is_dir() else start.parent
-    for d in (directory, *directory.parents):
-        for name in CONFIG_FILES:
-            candidate = d / name
-            if candidate.is_file():
-                if name == "pyproject.toml" and not _has_tool_table(candidate):
-                    continue
-                return candidate
-        if (d / ".git").exists():
-            break
-    return None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    path = Path(path)
-    try:
-        stat = path.stat()
-        key = str(path.absolute())
-        stamp = (stat.st_mtime_ns, stat.st_size)
-        cached = _file_cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        import stat as stat_
-
-        if not stat_.S_ISREG(stat.st_mode):  # a FIFO or a device would block or never end
-            raise ConfigError(str(path), None, message="not a usable config file: not a regular file")
-        if stat.st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(str(path), None, message=f"not a usable config file: {stat.st_size:,} bytes "
-                              f"(at most {MAX_CONFIG_BYTES:,})")
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(str(path), None, message=f"cannot read config file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), None, message=f"not valid TOML: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), None, message=f"not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(str(path), None, message="not a usable config file: nested too deeply") from None
-    _file_cache[key] = (stamp, data)
-    return data
-
-
-def load_config_file(path: str | Path) -> dict[str, Any]:
-    """The chunkseam table of a config file: ``[tool.chunkseam]`` of a
-    ``pyproject.toml``, the top level of ``chunkseam.toml`` (a
-    ``[tool.chunkseam]`` table there is accepted too). An empty file gives
-    ``{}``; a file that is not TOML raises :class:`ConfigError`."""
-    p = Path(path)
-    data = _read_toml(p)
-    if p.name == "pyproject.toml" or (set(data) == {"tool"} and isinstance(data.get("tool"), dict)):
-        tool = data.get("tool", {})
-        table = tool.get("chunkseam", {}) if isinstance(tool, dict) else {}
-        if not isinstance(table, dict):
-            raise ConfigError(str(p), "tool.chunkseam", table, "a table")
-        return table
-    return data
-
-
-def _table_name(path: Path) -> str | None:
-    if path.name == "pyproject.toml":
-        return "tool.chunkseam"
-    try:
-        data = _read_toml(path)
-    except ConfigError:
-        return None
-    return "tool.chunkseam" if set(data) == {"tool"} else None
 
 
 # --- resolution ------------------------------------------------------------------
@@ -649,7 +475,7 @@ def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
     if settings.tiktoken_file and _from_file(source, overrides_source):
         errors.append(ConfigError(
             source, "tiktoken-file", settings.tiktoken_file, "a trusted workspace",
-            message=f"tiktoken-file = {_toml_repr(settings.tiktoken_file)} was not used because "
+            message=f"tiktoken-file = {toml_repr(settings.tiktoken_file)} was not used because "
                     "the workspace is not trusted (set it in the editor's settings instead)",
             warning=True))
         settings = replace(settings, tiktoken_file=None)
@@ -686,7 +512,7 @@ def _untrusted_file_settings(settings: Settings, sources: dict[str, str],
         else:
             errors.append(ConfigError(
                 source, "encoding", settings.encoding, "a trusted workspace",
-                message=f"encoding = {_toml_repr(settings.encoding)} was not used because the "
+                message=f"encoding = {toml_repr(settings.encoding)} was not used because the "
                         "workspace is not trusted: a tokenizer file of the repository's choosing "
                         "is not read (a model id from the local Hugging Face cache is, e.g. "
                         '"hf:BAAI/bge-small-en-v1.5"; or set it in the editor\'s settings)',
@@ -716,7 +542,7 @@ def _untrusted_chunker_options(settings: Settings, source: str | None) -> tuple[
         refused = check(options) if callable(check) else {}
         if not refused:
             continue
-        shown = ", ".join(f"{kebab(k)} = {_toml_repr(options[k])}" for k in refused)
+        shown = ", ".join(f"{kebab(k)} = {toml_repr(options[k])}" for k in refused)
         reasons = "; ".join(dict.fromkeys(refused.values()))
         errors.append(ConfigError(
             source, "chunker-options." + kebab(next(iter(refused))), {k: options[k] for k in refused},
@@ -749,7 +575,7 @@ def _check_chunker_names(settings: Settings, sources: dict[str, str]) -> list[Co
         if why:
             src = sources.get("chunkers" if key != "chunker" else "chunker")
             errors.append(ConfigError(src, key, name, "an installed chunker",
-                                      message=f"{key} = {_toml_repr(name)}: {why}"))
+                                      message=f"{key} = {toml_repr(name)}: {why}"))
     return errors
 
 
@@ -803,7 +629,7 @@ def resolve(
             file_label = str(one)
             settings, errs = settings_from_mapping(
                 table, source=file_label, base=settings, strict=strict,
-                table=_table_name(one), relative_to=one.parent,
+                table=table_name(one), relative_to=one.parent,
             )
             errors.extend(errs)
             bad = {normalize_key(e.key) for e in errs if e.key}
@@ -910,22 +736,22 @@ def _extend_chain(config_file: Path, strict: bool, errors: list[ConfigError]) ->
         err = None
         if not isinstance(target, str) or not target.strip():
             err = ConfigError(str(chain[-1][0]), "extend", target, "a path to a configuration file",
-                              table=_table_name(chain[-1][0]))
+                              table=table_name(chain[-1][0]))
         else:
             p = Path(os.path.expanduser(target))
             p = Path(os.path.normpath(p if p.is_absolute() else chain[-1][0].parent / p))
             outside = _extend_outside(chain[-1][0], p)
             if outside is not None:  # nothing of the target is read, so nothing of it is echoed
                 err = ConfigError(str(chain[-1][0]), "extend", target, "a configuration file inside the repository",
-                                  message=f"extend = {_toml_repr(target)}: {outside}; not read",
-                                  table=_table_name(chain[-1][0]))
+                                  message=f"extend = {toml_repr(target)}: {outside}; not read",
+                                  table=table_name(chain[-1][0]))
             elif not p.is_file():
                 err = ConfigError(str(chain[-1][0]), "extend", target,
                                   "a path to an existing configuration file (relative to this one)",
-                                  table=_table_name(chain[-1][0]))
+                                  table=table_name(chain[-1][0]))
             elif p.resolve() in seen or len(chain) >= _MAX_EXTEND:
                 err = ConfigError(str(chain[-1][0]), "extend", target, "no cycle",
-                                  message=f"extend = {_toml_repr(target)}: the extend chain loops back "
+                                  message=f"extend = {toml_repr(target)}: the extend chain loops back "
                                           f"(or is longer than {_MAX_EXTEND} files)")
             else:
                 current = p

@@ -18,6 +18,7 @@ the patterns without a ``/``).
 
 from __future__ import annotations
 
+import logging
 import os
 import posixpath
 from functools import lru_cache
@@ -26,15 +27,44 @@ from typing import Iterable
 
 import pathspec
 
-__all__ = ["compile_patterns", "matches", "first_match", "relative_to_base"]
+__all__ = ["compile_patterns", "matches", "first_match", "relative_to_base", "glob_problem", "bounded"]
+
+log = logging.getLogger(__name__)
+
+#: bounds on one glob pattern from a config file or an ignore file. Matching
+#: runs on RE2 (linear time) when google-re2 is installed, as it is with
+#: chunkseam's dependencies; these bounds keep Python's backtracking ``re``
+#: (``*a*a*a*a*b`` against a long name takes seconds to hours) out of reach
+#: too, and real patterns never come near them.
+MAX_GLOB_LENGTH = 1024
+MAX_GLOB_WILDCARDS = 10
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is refused as a glob, or None when it is fine."""
+    if len(pattern) > MAX_GLOB_LENGTH:
+        return f"a glob of at most {MAX_GLOB_LENGTH} characters"
+    if sum(pattern.count(c) for c in "*?[") > MAX_GLOB_WILDCARDS:
+        return f"a glob with at most {MAX_GLOB_WILDCARDS} wildcards (*, ?, [)"
+    return None
+
+
+def bounded(patterns) -> list[str]:
+    """The patterns of an ignore file that are within the bounds (others are skipped)."""
+    out = []
+    for p in patterns:
+        if glob_problem(p) is None:
+            out.append(p)
+        else:
+            log.warning("chunkseam: ignore pattern skipped (%s): %.80s", glob_problem(p), p)
+    return out
 
 
 @lru_cache(maxsize=1024)
 def _compile(patterns: tuple[str, ...]) -> pathspec.PathSpec | None:
-    from chunkseam.config.discover import _bounded  # patterns too costly to match are skipped (and refused by config)
-
     lines = [p.replace("\\", "/") for p in patterns if p and p.strip()]
-    lines = _bounded(p[2:] if p.startswith("./") else p for p in lines)
+    # patterns too costly to match are skipped (and refused by the configuration)
+    lines = bounded(p[2:] if p.startswith("./") else p for p in lines)
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
 
 

@@ -138,6 +138,10 @@ class NotebookMap:
         s, e = self.span(cell)
         return min(max(s + offset, s), e)
 
+    def locate(self, doc, offset: int) -> tuple[int, int, int]:
+        """``(cell, line, column)`` of a view offset of ``doc`` (see :func:`cell_line_col`)."""
+        return cell_line_col(doc, offset)
+
 
 def _text(value: Any) -> str:
     """A multiline string of nbformat: a string or a list of strings (joined as they are)."""

@@ -19,7 +19,7 @@ import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 PositionEncoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -119,6 +119,12 @@ class Position:
     character: int
 
 
+#: the readers of the file kinds whose document is a view of the file, not its
+#: text, by suffix: ``read(text, path) -> Document`` (``.ipynb``: a notebook's
+#: cells, registered by :mod:`chunkseam.document`, which sits above both)
+READERS: dict[str, Callable[[str, str], "Document"]] = {}
+
+
 class Document:
     """The text of one file at one version, with a line index."""
 
@@ -173,12 +179,11 @@ class Document:
                 raise OSError(errno.EFBIG, f"too large (files of at most {MAX_SOURCE_BYTES:,} bytes are read)",
                               str(p))
         text = data.decode("utf-8")  # a leading BOM is kept, as a pipeline reading UTF-8 does
-        if kind is None and p.suffix.lower() == ".ipynb":
+        reader = READERS.get(p.suffix.lower()) if kind is None else None
+        if reader is not None:
             # a notebook: the Markdown view of its cells (chunkseam.document.notebook);
             # NotebookError (a ValueError) when it is not one
-            from chunkseam.document.notebook import read_document
-
-            return read_document(text, str(p))
+            return reader(text, str(p))
         return cls(text, path=str(p), kind=kind)
 
     def __getstate__(self) -> tuple:
@@ -397,9 +402,7 @@ class Document:
         column)`` of the text for any other document."""
         if self.notebook is None:
             return (None, *self.line_col(offset))
-        from chunkseam.document.notebook import cell_line_col
-
-        return cell_line_col(self, offset)
+        return self.notebook.locate(self, offset)
 
     def range_to_lsp(
         self, start: int, end: int, encoding: PositionEncoding = "utf-16"

@@ -17,18 +17,7 @@ from chunkseam.core.chunk import Chunk
 from chunkseam.document.text import Document
 from chunkseam.core.issue import Issue
 from chunkseam.core.settings import Settings
-from chunkseam.tokens.tiktoken import Sizer, get_sizer
-
-
-def sizer_for(settings: Settings) -> Sizer:
-    return get_sizer(
-        settings.unit,
-        settings.encoding,
-        file=settings.tiktoken_file,
-        allow_network=settings.allow_network,
-        approximate=settings.approximate_tokens,
-        local_paths=not getattr(settings, "hf_model_only", False),
-    )
+from chunkseam.tokens import Sizer, sizer_for  # noqa: F401  (sizer_for: re-exported)
 
 
 def chunker_name(doc: Document, settings: Settings) -> str:

@@ -165,7 +165,7 @@ def _sizer(settings: Settings, sizer: Any):
     if sizer is not None:
         return sizer
     try:
-        from chunkseam.engine.analysis import sizer_for
+        from chunkseam.tokens import sizer_for
 
         return sizer_for(settings)
     except Exception:  # no tokenizer available: size checks use what chunks carry

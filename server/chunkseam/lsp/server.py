@@ -447,11 +447,12 @@ def _warm_up() -> None:
     meanwhile only took CPU and the GIL from that analysis, and with
     ``unit = "chars"`` or another encoding it was never used)."""
     try:
-        from chunkseam import chunkers  # noqa: F401
-        from chunkseam.engine import analysis
+        from chunkseam import chunkers
+        from chunkseam.engine import analysis  # noqa: F401
+
         chunkers.names()
         from chunkseam.engine import validate  # noqa: F401
-        from chunkseam.structure import markdown as structure
+        from chunkseam.structure import markdown  # noqa: F401
     except Exception:
         logger.debug("chunkseam: warm-up failed:\n%s", traceback.format_exc())
 

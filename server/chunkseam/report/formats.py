@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from chunkseam.core.version import __version__
 from chunkseam.core.issue import SEVERITY_RANK
+from chunkseam.core.printable import printable  # noqa: F401  (re-exported: the report's escaping)
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 from chunkseam.checks.registry import REPOSITORY_URL as INFORMATION_URI
@@ -757,20 +758,6 @@ def failing(records: Iterable[Record], fail_on: str) -> bool:
     return any(SEVERITY_RANK.get(r.severity, 0) <= limit for r in records)
 
 
-_CONTROL = None
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (newlines, carriage returns, escape sequences,
-    C1 controls, the Unicode line separators) written as escapes: a file name never
-    starts a line of its own in a terminal or a CI log."""
-    global _CONTROL
-    if _CONTROL is None:
-        import re
-
-        _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return _CONTROL.sub(lambda m: named.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
 
 
 def display_path(path: str) -> str:

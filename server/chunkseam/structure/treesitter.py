@@ -48,6 +48,7 @@ from importlib import import_module
 from typing import Any
 
 from chunkseam.document.text import Document
+from chunkseam.structure.languages import language_of
 from chunkseam.structure.python import Definition, PyStructure, Statement, StringLiteral
 
 #: language -> (module, function returning the grammar pointer)
@@ -541,8 +542,6 @@ def _outermost(nodes: list) -> list:
 
 def code_language(doc: Document) -> str | None:
     """The tree-sitter language of ``doc`` (by language id, else suffix), or None."""
-    from chunkseam.chunkers.code import language_of
-
     lang = _LANGUAGE_IDS.get((doc.language_id or "").lower()) or language_of(doc)
     if lang == "ts" and (
         (doc.path or "").lower().endswith(".tsx")

