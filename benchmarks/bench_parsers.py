@@ -199,7 +199,7 @@ def child(path: str, settings: dict, draw: bool) -> None:
     import resource
 
     from chunkseam.engine.analysis import analyze
-    from chunkseam.cli.app import lint_one
+    from chunkseam.lint.files import lint_one
     from chunkseam.document.text import Document
     from chunkseam.core.settings import Settings
 

@@ -66,6 +66,7 @@ def wall(args: list[str], repeat: int, setup=None) -> tuple[float, float]:
 _SPLIT = """
 import io, resource, sys, contextlib
 from chunkseam.cli import app as cli
+from chunkseam.cli import common
 with contextlib.redirect_stderr(io.StringIO()):
     cli.main(sys.argv[1:])
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -131,6 +132,7 @@ def main() -> None:
               f"{cc / cw:.1f}x CPU (target >= 10x)")
 
         from chunkseam.cli import app as cli
+        from chunkseam.cli import common
         victim = min(p for p in files if p.suffix == ".md")
         victim.write_text(victim.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
         from contextlib import redirect_stdout
@@ -139,7 +141,7 @@ def main() -> None:
         os.environ.pop("CHUNKSEAM_NO_CACHE", None)
         with redirect_stdout(StringIO()):
             cli.main(["lint", *target, "--cache-dir", str(cache)])
-        run = cli.LAST_RUN
+        run = common.LAST_RUN
         print(f"after editing one file: {run['results'] - run['cached']} of {run['results']} files re-checked")
 
         dump = Path(tmp) / "dask.jsonl"

@@ -13,7 +13,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from chunkseam.cli import app as cli
+from chunkseam.cli import common as cli
+from chunkseam.lint.files import lint_one
 from chunkseam.lint import resultcache
 from chunkseam.lint.parallel import Runner
 from chunkseam.core.settings import Settings
@@ -240,7 +241,7 @@ def test_streamed_json_and_sarif_are_the_documents_written_whole(work: Path, cap
     streamed = json.loads(out)
     assert streamed["issues"] and streamed["files"]
     # the whole-document writers, fed the same results, give the same text
-    results = [r for r in cli._map(cli.lint_one, [(str(p), Settings(chunker="recursive", size=256))
+    results = [r for r in cli.map_jobs(lint_one, [(str(p), Settings(chunker="recursive", size=256))
                                                  for p in sorted(work.rglob("*.md"))], 1)]
     summary = report.Summary()
     for r in results:

@@ -184,7 +184,7 @@ def get_rule(key: str) -> Rule | None:
 
 
 @lru_cache(maxsize=512)
-def _match(selector: str) -> tuple[tuple[str, ...], int]:
+def match_selector(selector: str) -> tuple[tuple[str, ...], int]:
     """(codes matched, specificity) of one selector; specificity -1 = unknown."""
     s = selector.strip()
     if not s:
@@ -203,11 +203,11 @@ def _match(selector: str) -> tuple[tuple[str, ...], int]:
 
 def match(selector: str) -> list[Rule]:
     """Rules a selector names: a code, a code prefix, a name or ``ALL``."""
-    return [RULES[c] for c in _match(selector)[0]]
+    return [RULES[c] for c in match_selector(selector)[0]]
 
 
 def is_known(selector: str) -> bool:
-    return _match(selector)[1] >= 0
+    return match_selector(selector)[1] >= 0
 
 
 def suggest(selector: str) -> str | None:
@@ -313,25 +313,25 @@ def _resolve(select: tuple[str, ...], extend: tuple[str, ...], ignore: tuple[str
     if not select:
         # the default selection: every rule but the opt-in ones, at the lowest
         # specificity (as "ALL" would be), so any explicit selector overrides it
-        spec_all = _match("ALL")[1]
+        spec_all = match_selector("ALL")[1]
         for c in RULES:
             if c not in OPT_IN:
                 votes[c].append((spec_all, True))
     for sel in select + extend:
-        codes, spec = _match(sel)
+        codes, spec = match_selector(sel)
         for c in codes:
             votes[c].append((spec, True))
     for sel in ignore:
-        codes, spec = _match(sel)
+        codes, spec = match_selector(sel)
         for c in codes:
             votes[c].append((spec, False))
     enabled = [c for c in RULES if _decide(c, votes[c])]
     for sel in file_ignores:
-        drop = set(_match(sel)[0])
+        drop = set(match_selector(sel)[0])
         enabled = [c for c in enabled if c not in drop]
     levels: dict[str, tuple[int, str]] = {}
     for sel, level in severity:
-        codes, spec = _match(sel)
+        codes, spec = match_selector(sel)
         level = str(level).lower()
         if level not in SEVERITIES and level != "off":
             continue
@@ -352,7 +352,7 @@ def expand(selectors: Iterable[str]) -> tuple[set[str], list[str]]:
     codes: set[str] = set()
     unknown: list[str] = []
     for sel in selectors:
-        found, spec = _match(sel)
+        found, spec = match_selector(sel)
         if spec < 0:
             unknown.append(sel)
         codes.update(found)

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from chunkseam.document.text import Document
 from chunkseam.core.issue import Issue
 from chunkseam.checks.base import code_spans
-from chunkseam.checks.registry import RULES, _match
+from chunkseam.checks.registry import RULES, match_selector
 
 _MD_COMMENT = re.compile(
     r"<!--[ \t]*chunkseam-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*?)-->", re.S)
@@ -92,7 +92,7 @@ def _names(raw: str) -> tuple[tuple[str, ...], frozenset[str] | None, tuple[str,
     unknown: list[str] = []
     codes: set[str] = set()
     for t in tokens:
-        found, spec = _match(t)
+        found, spec = match_selector(t)
         if spec < 0:
             unknown.append(t)
         else:
@@ -286,7 +286,7 @@ def apply(doc: Document, issues: list[Issue], enabled: dict[str, str],
                     length=s.end - s.start))
             continue
         for name in s.names:
-            codes = set(_match(name)[0])
+            codes = set(match_selector(name)[0])
             if codes & s.used:
                 continue
             off = sorted(c for c in codes if c not in enabled)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any, Callable, Protocol
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Protocol
 
 from chunkseam.core.chunk import Chunk
 from chunkseam.document.text import Document
@@ -48,6 +49,12 @@ def register(chunker: Chunker) -> Chunker:
         return chunker
     _REGISTRY[chunker.name] = chunker
     return chunker
+
+
+def registered() -> Mapping[str, Chunker]:
+    """The chunkers registered so far, by name (read only; the built-in ones
+    may not be loaded yet: :func:`names` loads them)."""
+    return MappingProxyType(_REGISTRY)
 
 
 def _load_builtins() -> None:

@@ -182,7 +182,7 @@ def _search(separator: str, is_regex: bool, text: str) -> Any:
         raise _timed_out(pat) from None
 
 
-def _bounds(separator: str, is_regex: bool, text: str) -> list[tuple[int, int]]:
+def separator_bounds(separator: str, is_regex: bool, text: str) -> list[tuple[int, int]]:
     pat = _pattern(separator, is_regex)
     if not is_regex:
         return [(m.start(), m.end()) for m in pat.finditer(text)]
@@ -199,7 +199,7 @@ def split_spans(
     offsets into ``text`` (LangChain's ``_split_text_with_regex``, as spans)."""
     if not separator:
         return [(i, i + 1) for i in range(len(text))]
-    bounds = _bounds(separator, is_regex, text)
+    bounds = separator_bounds(separator, is_regex, text)
     if not bounds:
         return [(0, len(text))] if text else []
     spans: list[tuple[int, int]] = []

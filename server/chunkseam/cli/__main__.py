@@ -1,5 +1,5 @@
 """``python -m chunkseam.cli``: the same as ``chunkseam``."""
 
-from chunkseam.cli.app import _entry
+from chunkseam.cli.app import entry
 
-_entry()
+entry()

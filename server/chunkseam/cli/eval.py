@@ -122,7 +122,7 @@ def _overlap_value(v: str, size: int) -> int:
 def configurations(args: argparse.Namespace, config_files: list[str | None]) -> list[tuple[str, Any]]:
     """``(label, Settings)`` of every configuration the options name (errors: ``UsageError``)."""
     from chunkseam import chunkers as registry
-    from chunkseam.cli.app import UsageError
+    from chunkseam.cli.common import UsageError
     from chunkseam.config.loader import resolve
     from chunkseam.evaluation.run import describe
 
@@ -194,19 +194,19 @@ def configurations(args: argparse.Namespace, config_files: list[str | None]) -> 
     return out
 
 
-def _mapper(args: argparse.Namespace):
+def mapper(args: argparse.Namespace):
     """Work over the items: in this process, on ``--jobs`` worker processes (as ``lint``), or
     with ``--scheduler`` on a Dask cluster (the workers get each document's text)."""
-    from chunkseam.cli.app import _map
+    from chunkseam.cli.common import map_jobs
 
     if getattr(args, "scheduler", None):
         return lambda f, items: _on_cluster(f, items, args.scheduler, args.jobs)
-    return lambda f, items: _map(f, items, args.jobs)
+    return lambda f, items: map_jobs(f, items, args.jobs)
 
 
 def _on_cluster(func, items: list, scheduler: str, jobs: int) -> list:
     from chunkseam.audit.dump import SourceError, read_source
-    from chunkseam.cli.app import UsageError
+    from chunkseam.cli.common import UsageError
     from chunkseam.cluster.jobs import connect
 
     texts: dict[str, str | None] = {}
@@ -224,14 +224,14 @@ def _on_cluster(func, items: list, scheduler: str, jobs: int) -> list:
         raise UsageError(f"error: {exc}") from None
 
 
-def _progress(args: argparse.Namespace):
-    from chunkseam.cli.app import _progress as bar
+def eval_progress(args: argparse.Namespace):
+    from chunkseam.cli.common import progress_bar as bar
 
     return lambda it, total, label: bar(it, total, args, label)
 
 
-def _load_questions(file: str, corpus_dir: str):
-    from chunkseam.cli.app import UsageError
+def load_questions(file: str, corpus_dir: str):
+    from chunkseam.cli.common import UsageError
     from chunkseam.evaluation.questions import Corpus, QuestionsError, load
 
     if not Path(corpus_dir).is_dir():
@@ -244,7 +244,7 @@ def _load_questions(file: str, corpus_dir: str):
 
 
 def _retrievers(args: argparse.Namespace) -> list[str]:
-    from chunkseam.cli.app import UsageError
+    from chunkseam.cli.common import UsageError
 
     names = (["bm25"] if getattr(args, "bm25", True) else []) + [f"dense:{m}" for m in (getattr(args, "dense", None) or [])]
     if not names:
@@ -253,20 +253,20 @@ def _retrievers(args: argparse.Namespace) -> list[str]:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from chunkseam.cli.app import EXIT_ERROR, EXIT_OK, UsageError, _open_output
-    from chunkseam.report.formats import eprint, use_color
+    from chunkseam.cli.common import EXIT_ERROR, EXIT_OK, UsageError, open_output
     from chunkseam.evaluation import report
     from chunkseam.evaluation.retrieval import RetrieverUnavailable
     from chunkseam.evaluation.run import evaluate
+    from chunkseam.report.formats import eprint, use_color
 
-    corpus, questions = _load_questions(args.questions, args.corpus)
+    corpus, questions = load_questions(args.questions, args.corpus)
     configs = configurations(args, list(args.configs or [None]))
     try:
         results = evaluate(questions, corpus, configs, k=args.k, retrievers=_retrievers(args),
-                           allow_download=args.allow_download, mapper=_mapper(args), progress=_progress(args))
+                           allow_download=args.allow_download, mapper=mapper(args), progress=eval_progress(args))
     except RetrieverUnavailable as exc:
         raise UsageError(f"error: {exc}") from None
-    out = _open_output(args.output)
+    out = open_output(args.output)
     try:
         n = len(questions)
         if args.format == "json":
@@ -290,6 +290,5 @@ def run_eval(args: argparse.Namespace) -> int:
     return EXIT_ERROR if errors else EXIT_OK
 
 
-def run_tune(args: argparse.Namespace) -> int:
-    from chunkseam.cli import tune
-    return tune.run(args)
+def cmd_eval(args: argparse.Namespace) -> int:
+    return run_eval(args)

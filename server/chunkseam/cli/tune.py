@@ -83,11 +83,11 @@ def choose(front: Sequence[Row], configured_size: int) -> Row | None:
 
 
 def _rows_from_files(args: argparse.Namespace, configs) -> list[Row]:
-    from chunkseam.cli.app import UsageError
+    from chunkseam.cli.common import UsageError
+    from chunkseam.cli.eval import mapper, eval_progress
     from chunkseam.config.discover import discover
-    from chunkseam.report.formats import eprint
     from chunkseam.evaluation.run import chunk_document
-    from chunkseam.cli.eval import _mapper, _progress
+    from chunkseam.report.formats import eprint
 
     top = configs[0][1]
     disc = discover(args.paths or ["."], top.include, top.exclude)
@@ -97,7 +97,7 @@ def _rows_from_files(args: argparse.Namespace, configs) -> list[Row]:
     if not files:
         raise UsageError("error: no files to tune on")
     items = [(f, s, f) for _, s in configs for f in files]
-    done = _progress(args)(_mapper(args)(chunk_document, items), len(items), "tuning")
+    done = eval_progress(args)(mapper(args)(chunk_document, items), len(items), "tuning")
     it = iter(done)
     rows = []
     for label, s in configs:
@@ -115,11 +115,11 @@ def _rows_from_files(args: argparse.Namespace, configs) -> list[Row]:
 
 
 def _rows_from_questions(args: argparse.Namespace, configs) -> list[Row]:
-    from chunkseam.cli.eval import _load_questions, _mapper, _progress
+    from chunkseam.cli.eval import load_questions, mapper, eval_progress
     from chunkseam.evaluation.run import evaluate
 
-    corpus, questions = _load_questions(args.questions, args.corpus)
-    results = evaluate(questions, corpus, configs, k=args.k, mapper=_mapper(args), progress=_progress(args))
+    corpus, questions = load_questions(args.questions, args.corpus)
+    results = evaluate(questions, corpus, configs, k=args.k, mapper=mapper(args), progress=eval_progress(args))
     rows = []
     for r in results:
         a = r.scores().to_dict()
@@ -129,10 +129,10 @@ def _rows_from_questions(args: argparse.Namespace, configs) -> list[Row]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from chunkseam.cli.app import EXIT_ERROR, EXIT_OK, UsageError, _open_output
+    from chunkseam.cli.common import EXIT_ERROR, EXIT_OK, UsageError, open_output
+    from chunkseam.cli.eval import configurations
     from chunkseam.config.loader import resolve
     from chunkseam.report.formats import eprint
-    from chunkseam.cli.eval import configurations
 
     if not args.chunkers and not args.sizes and not args.overlaps and not args.units:
         args.sizes = [128, 256, 384, 512, 768, 1024]
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         picked = front[args.choose - 1]
     else:
         picked = choose(front, base.settings.size)
-    out = _open_output(args.output)
+    out = open_output(args.output)
     try:
         if args.format == "json":
             json.dump({"grid": len(rows), "pareto": [r.to_dict() for r in front],
@@ -206,7 +206,7 @@ def write_config(settings: Any, config_file: Path | None) -> Path:
     The file is checked by reading it back; a file that would not load is left as it was."""
     import tomlkit
 
-    from chunkseam.cli.app import UsageError
+    from chunkseam.cli.common import UsageError
     from chunkseam.config.loader import ConfigError, resolve
 
     target = Path(config_file) if config_file else Path.cwd() / "chunkseam.toml"
@@ -250,3 +250,7 @@ def write_config(settings: Any, config_file: Path | None) -> Path:
             target.write_text(old, encoding="utf-8")
         raise UsageError(f"error: the chosen configuration does not load ({exc}); {target} left as it was") from None
     return target
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    return run(args)

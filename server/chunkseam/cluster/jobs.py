@@ -408,7 +408,7 @@ def lint_batch(batch: list[tuple[str, str, Any, bytes | str]], index: int, out_d
     or (path, absolute path, settings, message) for a file the client could not read. The results, or with ``out_dir``
     their full records in ``part-NNNNN.jsonl``/``.sarif`` and a summary back."""
     from chunkseam.audit.dump import SourceError, decode_source
-    from chunkseam.cli.app import lint_one
+    from chunkseam.lint.files import lint_one
     from chunkseam.report.formats import FileResult
 
     results = []

@@ -42,7 +42,7 @@ CLIENT_KEYS = frozenset({
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _norm(key: str) -> str:
+def norm_key(key: str) -> str:
     return _CAMEL.sub("_", key).replace("-", "_").lower()
 
 
@@ -90,7 +90,7 @@ class EditorSettings:
                 continue
             if key in ("settings", "chunkseam") and isinstance(value, Mapping):
                 init.update(value)
-            elif _norm(key) != "trusted":
+            elif norm_key(key) != "trusted":
                 init[key] = value
         return cls(init=init, trusted=trusted)
 
@@ -118,7 +118,7 @@ class EditorSettings:
         return {
             k: v
             for k, v in self.merged(path).items()
-            if isinstance(k, str) and _norm(k) not in SERVER_KEYS and _norm(k) not in CLIENT_KEYS
+            if isinstance(k, str) and norm_key(k) not in SERVER_KEYS and norm_key(k) not in CLIENT_KEYS
         }
 
     def max_diagnostics(self) -> tuple[int, list[SettingProblem]]:

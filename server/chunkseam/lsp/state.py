@@ -749,13 +749,13 @@ def _max_debounce() -> int:
 
 
 def _editor_debounce(editor: EditorSettings) -> int:
-    from chunkseam.lsp.settings import _norm
+    from chunkseam.lsp.settings import norm_key
 
     from chunkseam.config.loader import MAX_DEBOUNCE_MS
 
     for k, v in editor.overrides().items():
         # the same range the settings validation accepts (it reports the rest)
-        if (_norm(k) == "debounce_ms" and isinstance(v, int) and not isinstance(v, bool)
+        if (norm_key(k) == "debounce_ms" and isinstance(v, int) and not isinstance(v, bool)
                 and 0 <= v <= MAX_DEBOUNCE_MS):
             return v
     return 300

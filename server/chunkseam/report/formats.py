@@ -268,7 +268,7 @@ def rules_table() -> dict[str, Any]:
     return dict(RULES)
 
 
-def _rule_attr(rule: Any, name: str, default: Any = None) -> Any:
+def rule_attr(rule: Any, name: str, default: Any = None) -> Any:
     if rule is None:
         return default
     if isinstance(rule, dict):
@@ -326,7 +326,7 @@ def write_statistics(out: TextIO, summary: Summary, st: Style | None = None) -> 
         return
     width = max(len(str(n)) for n in summary.per_rule.values())
     for code, count in sorted(summary.per_rule.items(), key=lambda kv: (-kv[1], kv[0])):
-        name = _rule_attr(rules.get(code), "name", names.get(code, ""))
+        name = rule_attr(rules.get(code), "name", names.get(code, ""))
         out.write(f"{count:>{width}}\t{st.severity('warning', code)}\t{name}\n")
 
 
@@ -466,11 +466,11 @@ def sarif_document(results: list[FileResult], summary: Summary,
 
 
 def _sarif_rule(code: str, rule: Any, sample: Record | None) -> dict[str, Any]:
-    name = _rule_attr(rule, "name", sample.name if sample else code)
-    summary_text = _rule_attr(rule, "summary", None) or (sample.name if sample else code)
-    doc = _rule_attr(rule, "doc", None) or (
+    name = rule_attr(rule, "name", sample.name if sample else code)
+    summary_text = rule_attr(rule, "summary", None) or (sample.name if sample else code)
+    doc = rule_attr(rule, "doc", None) or (
         f"{code} {name}: see `chunkseam rule {code}` for what it means and how to fix it.")
-    severity = _rule_attr(rule, "severity", sample.severity if sample else "warning")
+    severity = rule_attr(rule, "severity", sample.severity if sample else "warning")
     return {
         "id": code,
         "name": name,
@@ -724,7 +724,7 @@ def markdown_report(results: list[FileResult], summary: Summary, *, noun: str = 
     if summary.per_rule:
         lines += ["| Rule | Name | Issues |", "| --- | --- | ---: |"]
         for code, count in sorted(summary.per_rule.items(), key=lambda kv: (-kv[1], kv[0])):
-            name = _rule_attr(rules.get(code), "name", "")
+            name = rule_attr(rules.get(code), "name", "")
             lines.append(f"| [{code}]({rule_url(code)}) | {_md_cell(name)} | {count} |")
         lines.append("")
         lines += [f"| {noun.capitalize()} | Chunker | Chunks | Broken | Issues |", "| --- | --- | ---: | ---: | ---: |"]

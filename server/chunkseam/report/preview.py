@@ -85,7 +85,7 @@ def _issues_by_chunk(issues: Iterable[Issue]) -> dict[int, list[Issue]]:
     return out
 
 
-def _first_words(text: str, n: int = 60) -> str:
+def first_words(text: str, n: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= n else flat[: n - 1] + "…"
 
@@ -506,7 +506,7 @@ def side_list_html(doc: Document, chunks: Sequence[Chunk], issues: Sequence[Issu
         else:
             badge = '<span class="cs-badge ok">ok</span>'
         path = " › ".join(c.heading_path)
-        sub = _esc(path) if path else _esc(_first_words(c.text, 48))
+        sub = _esc(path) if path else _esc(first_words(c.text, 48))
         titles = _esc("\n".join(f"{i.code} {i.name}: {i.message}" for i in mine) or "no issues")
         items.append(
             f'<li class="cs-item" data-chunk="{c.index}" style="--c:{band_color(c.index)};--cs:{strong_color(c.index)}" '

@@ -536,11 +536,11 @@ def load_entry_points(trusted: bool) -> list[str]:
     import logging
     from importlib.metadata import entry_points
 
-    from chunkseam.chunkers import _REGISTRY, register
+    from chunkseam.chunkers import register, registered
 
     loaded = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _REGISTRY:
+        if ep.name in registered():
             continue
         try:
             obj = ep.load()

@@ -541,7 +541,7 @@ def _probe_separators(splitter: Any, text: str) -> None:
     a backtracking pattern is abandoned here with a clear message rather than
     hanging inside LangChain."""
     if text and getattr(splitter, "_is_separator_regex", False):
-        from chunkseam.chunkers.recursive import _bounds
+        from chunkseam.chunkers.recursive import separator_bounds
 
         seps = list(getattr(splitter, "_separators", None) or ())
         single = getattr(splitter, "_separator", None)
@@ -549,7 +549,7 @@ def _probe_separators(splitter: Any, text: str) -> None:
             seps.append(single)
         for sep in seps:
             if sep:
-                _bounds(sep, True, text)
+                separator_bounds(sep, True, text)
 
 
 #: the splitters an untrusted workspace's config file may name: pure text
@@ -567,9 +567,9 @@ _REGEX_WHY = "LangChain runs regular expression separators with Python's re, whi
 def _other_libraries_splitters() -> set[str]:
     """The class names the other pipeline adapters take (``SentenceSplitter`` …):
     options meant for them are not LangChain's, and LangChain refuses such a name."""
-    from chunkseam.chunkers import _REGISTRY
+    from chunkseam.chunkers import registered
 
-    return {c for chunker in list(_REGISTRY.values()) if chunker is not _CHUNKER
+    return {c for chunker in list(registered().values()) if chunker is not _CHUNKER
             for c in (getattr(chunker, "classes", None) or ())}
 
 
