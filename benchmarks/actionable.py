@@ -84,7 +84,7 @@ Other held-apart parts
 
 ``--set DIR`` scores another part laid out the same way (``DIR/docs``,
 ``DIR/items.jsonl``, ``DIR/population.jsonl``, ``DIR/SOURCES.md``), e.g.
-``--set benchmarks/judged/heldout2``. Its ``draw`` samples what users see as
+``--set benchmarks/judged/heldout2`` (or ``heldout3``). Its ``draw`` samples what users see as
 loud *now* (:func:`draw_loud`): at least :data:`LOUD_TARGET` loud diagnostics,
 every rule that reports loud with at least :data:`PER_RULE` of them (all, when
 it reports fewer), the defaults with at least :data:`DEFAULT_MIN` (all, when

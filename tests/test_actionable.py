@@ -180,8 +180,11 @@ def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
     assert min(per_rule.values()) >= 10, per_rule
 
 
-def test_the_second_held_apart_part_parses_and_sits_on_its_text(A) -> None:
-    part = A.HELDOUT.parent / "heldout2"
+@pytest.mark.parametrize("name", ["heldout2", "heldout3"])
+def test_a_later_held_apart_part_parses_and_sits_on_its_text(A, name: str) -> None:
+    """The parts drawn loud-now (``draw_loud``): the second and the third."""
+    part = A.HELDOUT.parent / name
+    assert (part / "SOURCES.md").is_file()
     items = _check_items(A, part)
     loud = [it for it in items if not A.is_clean(it) and it["severity"] in A.LOUD]
     quiet = [it for it in items if not A.is_clean(it) and it["severity"] not in A.LOUD]
@@ -189,8 +192,13 @@ def test_the_second_held_apart_part_parses_and_sits_on_its_text(A) -> None:
     # stratified on the recorded population: every rule reported loud there has
     # min(10, its loud count) items, the defaults min(30, theirs)
     pop_loud: Counter = Counter()
-    for line in (part / "population.jsonl").read_text(encoding="utf-8").splitlines():
-        d = json.loads(line)
+    rows = [json.loads(line) for line in (part / "population.jsonl").read_text(encoding="utf-8").splitlines()]
+    # the population is every document in every configuration; every project keeps its licence
+    docs = A.documents(part / "docs")
+    assert sorted((d["path"], d["setting"]) for d in rows) == sorted((p, s) for p in docs for s in A.CONFIGS)
+    for project in {p.split("/")[0] for p in docs}:
+        assert (part / "licenses" / f"{project}-LICENSE").is_file(), project
+    for d in rows:
         for rule, _off, sev in d["issues"]:
             if sev in A.LOUD:
                 pop_loud[(d["setting"], rule)] += 1
