@@ -105,6 +105,16 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
             if where:  # a sponsor table kept whole: nothing is cut, nobody retrieves it
                 quiet = True
                 msg += f" — in {where} (decoration)"
+            elif tokens is not None and isinstance(size, int) and size > 0:
+                # over the size only through inline image data (an icon's SVG path in a
+                # data URL): the text a reader reads fits in twice the size
+                from .decoration import data_url_chars
+
+                data = data_url_chars(ctx.text, view.start, view.end)
+                if data and tokens * (1 - data / (view.end - view.start)) <= KEPT_WHOLE_RATIO * size:
+                    quiet = True
+                    msg += (f" — over the size through inline image data ({data} characters of data URLs)"
+                            " (decoration)")
     issue = ctx.issue("CS101", msg, s, e, chunk=view.position,
                       hint="split the unit, raise the size, or accept it",
                       chunk_span=[view.start, view.end], tokens=tokens, size=size)
