@@ -236,11 +236,36 @@ def _judge(kind: str, text: str) -> str:
     return ""
 
 
+#: the words of the placeholder text every layout tool fills examples with ("Lorem ipsum
+#: dolor sit amet …"): a fixed text like the licences', recognised by its vocabulary
+_LOREM = frozenset("""a ac accumsan adipiscing aenean aliquam aliquet amet ante arcu at auctor augue bibendum
+blandit commodo condimentum congue consectetur consequat convallis cras curabitur cursus dapibus diam
+dictum dictumst dignissim dolor donec dui duis efficitur egestas eget eleifend elementum elit enim erat
+eros est et etiam eu euismod ex facilisi facilisis fames faucibus felis fermentum feugiat finibus
+fringilla fusce gravida habitant habitasse hac hendrerit iaculis id imperdiet in integer interdum ipsum
+justo lacinia lacus laoreet lectus leo libero ligula lobortis lorem luctus maecenas magna malesuada
+massa mattis mauris maximus metus mi molestie mollis morbi nam nec neque netus nibh nisi nisl non nulla
+nullam nunc odio orci ornare pellentesque pharetra phasellus placerat platea porta porttitor posuere
+potenti praesent pretium proin pulvinar purus quam quis quisque rhoncus risus rutrum sagittis sapien
+scelerisque sed sem semper senectus sit sodales sollicitudin suscipit suspendisse tellus tempor tempus
+tincidunt tortor tristique turpis ullamcorper ultrices ultricies urna ut varius vehicula vel velit
+venenatis vestibulum vitae vivamus viverra volutpat vulputate""".split())
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _placeholder(line: str) -> bool:
+    """Whether a line is placeholder text: three words or more, all of them
+    the placeholder's (list markers and punctuation aside)."""
+    words = _LATIN_WORD.findall(line)
+    return len(words) >= 3 and all(w.lower() in _LOREM for w in words)
+
+
 def inline(text: str, at: int) -> str:
     """What the text right around offset ``at`` is when it is markup nobody
     reads, whatever block holds it (a code block too): inline image data (a
     data URL such as ``url('data:image/svg+xml;…')``, whose path numbers a
-    chunker cuts anywhere) or a line that only defines a link's target. ""
+    chunker cuts anywhere), a line that only defines a link's target, or a
+    line of placeholder text ("Lorem ipsum dolor sit amet …"). ""
     otherwise. Reads the cut's line only, at most :data:`_DATA_BACK`
     characters back (see :func:`inline_span`)."""
     return inline_span(text, at)[0]
@@ -269,6 +294,8 @@ def inline_span(text: str, at: int) -> tuple[str, int, int]:
     if at - bol <= 4096 and eol - at <= 4096 and ("]:" in text[bol:eol] or ".. _" in text[bol:eol]) \
             and _TARGET_LINE.fullmatch(text, bol, eol) and text[bol:at].strip():
         return "a link target definition (a URL)", bol, eol + 1
+    if at - bol <= 4096 and eol - at <= 4096 and _placeholder(text[bol:eol]):
+        return "placeholder text (lorem ipsum)", bol, eol + 1
     return "", bol, eol + 1
 
 

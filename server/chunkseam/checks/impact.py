@@ -135,6 +135,18 @@ class _Holders:
         # chunks overlap at all (else no chunk can hold a unit that a cut splits)
         self.overlap = any(self.views[k].start < self.reach[k - 1] for k in range(1, len(self.views)))
 
+    def starts_at(self, c: int) -> bool:
+        """Whether a chunk starts at ``c``."""
+        k = bisect.bisect_left(self.starts, c)
+        return k < len(self.starts) and self.starts[k] == c
+
+    def ends_at(self, c: int) -> bool:
+        """Whether a chunk ends at ``c``."""
+        ends = self.__dict__.get("_ends")
+        if ends is None:
+            ends = self._ends = frozenset(v.end for v in self.views)
+        return c in ends
+
     def holder(self, s: int, e: int) -> int | None:
         """The position of a chunk holding ``[s, e)`` whole, or None."""
         k = bisect.bisect_right(self.starts, s)
@@ -199,26 +211,37 @@ _ISSUE_REF = re.compile(r"\s*[(\[]?(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|r
 _TARGET_READ = 2048
 
 
+def _target_reach(text: str, cut: int) -> int:
+    """How far :func:`link_target_at` may read after ``cut``."""
+    eol = text.find("\n", cut, cut + _TARGET_READ)
+    return (cut + _TARGET_READ if eol < 0 else eol) + 42
+
+
 def link_target_at(text: str, cut: int) -> int | None:
     """Where the Markdown link whose target (``[text](target)``) the cut falls
     in starts its target (the offset of "]("), when it does and the link ends
-    its sentence or line: the text is whole before the cut, only a URL is
+    its sentence, its line or its table cell, or its target is a place in the page (``#anchor``,
+    its own text made a slug): the text is whole before the cut, only a URL is
     split. None otherwise (a sentence going on after the link is cut). Reads at most
     :data:`_TARGET_READ` characters on either side, on the cut's line."""
+    bol = max(text.rfind("\n", 0, cut) + 1, cut - _TARGET_READ)
     if text.startswith("](", cut - 1):
         k = cut - 1
     else:
-        bol = max(text.rfind("\n", 0, cut) + 1, cut - _TARGET_READ)
         k = text.rfind("](", bol, cut)
         if k < 0 or any(ch in ")\n" or ch.isspace() for ch in text[k + 2 : cut]):
             return None
-    close = text.find(")", cut, cut + _TARGET_READ)
-    if close < 0 or any(ch.isspace() for ch in text[cut:close]) or text.rfind("[", max(0, k - _TARGET_READ), k) < 0:
+    eol = text.find("\n", cut, cut + _TARGET_READ)
+    close = text.find(")", cut, cut + _TARGET_READ if eol < 0 else eol)
+    if close < 0 or any(ch.isspace() for ch in text[cut:close]) or text.rfind("[", bol, k) < 0:
         return None
+    if text.startswith("(#", k + 1):
+        return k  # a link to a place in the page: its target is its text made an anchor ("#on-close")
     # the link ends its sentence or line: nothing of the text around it is on the other side
     m = _CLOSING.match(text, close + 1, min(len(text), close + 41))
     nxt = text[m.end() : m.end() + 1]
-    if not ("\n" in m.group() or not nxt or (any(p in m.group() for p in ".!?") and (nxt.isupper() or nxt.isspace()))):
+    if not ("\n" in m.group() or not nxt or nxt == "|"
+            or (any(p in m.group() for p in ".!?") and (nxt.isupper() or nxt.isspace()))):
         return None
     return k
 
@@ -366,12 +389,43 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
         inside = next(((rs, re_) for rs, re_ in rows[1:] if rs < c < re_), None)
         if inside is not None and (not text[inside[0]:c].strip(" \t|") or not text[c:inside[1]].strip(" \t|\r\n")):
             inside = None  # only a row's padding and pipes on one side: a cut between rows
+        elif inside is not None and link_target_at(text, c) is not None and _link_tail(text, c, inside[1]):
+            inside = None  # only the target of the row's last links is cut: its text is whole before the cut
         if inside is not None:
             if holders is None or not holders.overlap or holders.holder(*inside) is None:
                 return False
             if any(v.start == c for v in ctx.chunks) and not _link_tail(text, c, inside[1]):
                 return False  # a chunk starts with the row's tail: a description without its name
     return self_describing(text, rows)
+
+
+#: a line naming the file the code after it belongs to, in a code block showing
+#: several files ("// @filename: server.ts", "# file: app.py", "<!-- file: index.html -->")
+_FILE_MARKER = re.compile(r"[ \t]*(?://|#|<!--|--|;)[ \t]*@?file(?:[-_ ]?name)?[ \t]*:[ \t]*\S[^\n]*", re.I)
+
+
+def _between_files(text: str, s: int, e: int, c: int) -> bool:
+    """Whether the cut ``c`` in the code ``[s, e)`` falls at the border of two
+    files of a code block showing several (two file-name marker lines or more):
+    in a marker line, or in the blank lines between a file's last line and the
+    next marker."""
+    if "file" not in text[s:e].lower():
+        return False
+    bol = text.rfind("\n", s, c) + 1 or s
+    markers = [m.start() for m in _FILE_MARKER.finditer(text, s, e)
+               if m.start() == s or text[m.start() - 1] == "\n"]
+    if len(markers) < 2:
+        return False
+    if bol in markers:
+        return True  # in a marker line
+    # at a line's end or in blank lines, with only blank lines up to the next marker
+    nxt = next((m for m in markers if m >= c), None)
+    return nxt is not None and nxt > markers[0] and not text[c:nxt].strip()
+
+
+def _lines(text: str, a: int, b: int) -> int:
+    """How many lines of ``text[a:b]`` hold more than spaces."""
+    return sum(1 for ln in text[a:b].splitlines() if ln.strip())
 
 
 def _decoration(ctx: Context, issue: Issue, read: list | None = None) -> str:
@@ -445,6 +499,10 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
             side = "opening line" if issue.cut <= s else "closing fence"
             return regraded(issue, f"only the code block's {side} is on one side of the cut: "
                                    "its code is not cut", impact="whole-elsewhere")
+        if _between_files(text, s, e, issue.cut):
+            read += (hi, first, end, lo)
+            return regraded(issue, "the cut is between two files of the code block (file-name marker "
+                                   "lines): each file's code is on one side", impact="whole-elsewhere")
     if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
         u = _unit(issue) if holders.overlap else None
         if u is not None:
@@ -458,6 +516,25 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                 what = _UNIT.get(issue.code, "unit")
                 return regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                 impact="whole-elsewhere", whole_in=k)
+            if issue.code == "CS003":
+                # a code block longer than a chunk, with at most two of its lines on one side
+                # of the cut, and those in a chunk that goes on across the cut (overlap): that
+                # side is a copy of the other chunk's edge, the break is where that chunk ends
+                c = issue.cut
+                first, end = max(first, c), min(end, c + 1)
+                # (the side of the chunk that ends or starts at the cut: the other side is
+                # what that chunk lacks, a real loss)
+                ends_here, starts_here = holders.ends_at(c), holders.starts_at(c)
+                for a, b, need, mine in ((s, c, (s, c + 1), ends_here and not starts_here),
+                                         (c, e, (c - 1, e), starts_here and not ends_here)):
+                    if mine and a < b and _lines(text, a, b) <= 2:
+                        k = holders.holder(*need)
+                        if k is not None:
+                            read += (hi, first, end, lo)
+                            side = "before" if a == s else "after"
+                            return regraded(issue, f"the code block's lines {side} the cut are in chunk {k + 1} "
+                                                   "too, which goes on across the cut (overlap)",
+                                            impact="whole-elsewhere", whole_in=k)
     if not loud_overlap and issue.code == "CS004":
         # the verdict reads the table's text and rows, and the chunks that start at
         # the cut or hold the row it falls in: kept with it whichever way it goes
@@ -467,7 +544,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
         if table is not None:
             lo = min(lo, text.rfind("\n", 0, max(0, table.start - 1)) + 1)
             nxt = text.find("\n", table.end + 1)
-            hi = max(hi, len(text) if nxt < 0 else nxt + 1)
+            hi = max(hi, len(text) if nxt < 0 else nxt + 1, _target_reach(text, c))
             first = c if first is None else max(first, c)
             end = c if end is None else min(end, c)
             if _header_only(ctx, issue, holders):
@@ -502,8 +579,8 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
             return regraded(issue, f"in {where} (decoration)", impact="decoration", region=where)
     if not loud_overlap and issue.code in ("CS001", "CS006"):
         k = link_target_at(text, issue.cut)
-        read[0] = max(read[0], issue.cut + _TARGET_READ + 42)
-        read[3] = min(read[3], max(0, issue.cut - 2 * _TARGET_READ))
+        read[0] = max(read[0], _target_reach(text, issue.cut))
+        read[3] = min(read[3], max(text.rfind("\n", 0, issue.cut) + 1, issue.cut - _TARGET_READ))
         if k is not None:
             return regraded(issue, "only the link's target (its URL) is cut: the link's text is whole",
                             impact="whole-elsewhere")
