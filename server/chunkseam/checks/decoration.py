@@ -256,8 +256,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 def _placeholder(line: str) -> bool:
     """Whether a line is placeholder text: three words or more, all of them
     the placeholder's (list markers and punctuation aside)."""
-    words = _LATIN_WORD.findall(line)
-    return len(words) >= 3 and all(w.lower() in _LOREM for w in words)
+    n = 0
+    for m in _LATIN_WORD.finditer(line):
+        if m.group().lower() not in _LOREM:
+            return False  # (most lines stop at their first word)
+        n += 1
+    return n >= 3
 
 
 def inline(text: str, at: int) -> str:

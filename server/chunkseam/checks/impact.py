@@ -196,7 +196,11 @@ def core(text: str, code: str, unit: tuple[int, int]) -> tuple[int, int]:
             s = m.end()
             while s < e and text[s] in " \t\r\n":
                 s += 1
-        t = _CODE_TAIL.search(text, s, e)
+        # (the closing fence can only be the last line, or the one before a final line
+        # break: searched there, not through the whole block)
+        k = text.rfind("\n", s, e)
+        k = text.rfind("\n", s, k) if k > s else -1
+        t = _CODE_TAIL.search(text, max(s, k - 1), e)
         if t is not None:
             e = t.start()
     return (s, max(s, e))
@@ -404,28 +408,42 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
 _FILE_MARKER = re.compile(r"[ \t]*(?://|#|<!--|--|;)[ \t]*@?file(?:[-_ ]?name)?[ \t]*:[ \t]*\S[^\n]*", re.I)
 
 
-def _between_files(text: str, s: int, e: int, c: int) -> bool:
+def _between_files(text: str, s: int, e: int, c: int, cache: dict) -> bool:
     """Whether the cut ``c`` in the code ``[s, e)`` falls at the border of two
     files of a code block showing several (two file-name marker lines or more):
     in a marker line, or in the blank lines between a file's last line and the
-    next marker."""
-    if "file" not in text[s:e].lower():
-        return False
-    bol = text.rfind("\n", s, c) + 1 or s
-    markers = [m.start() for m in _FILE_MARKER.finditer(text, s, e)
-               if m.start() == s or text[m.start() - 1] == "\n"]
+    next marker. The marker lines of a block are found once per validation
+    (``cache``)."""
+    markers = cache.get((s, e))
+    if markers is None:
+        markers = cache[(s, e)] = [m.start() for m in _FILE_MARKER.finditer(text, s, e)
+                                   if m.start() == s or text[m.start() - 1] == "\n"]
     if len(markers) < 2:
         return False
-    if bol in markers:
+    bol = text.rfind("\n", max(s, c - 4096), c) + 1 or s
+    j = bisect.bisect_left(markers, bol)
+    if j < len(markers) and markers[j] == bol:
         return True  # in a marker line
     # at a line's end or in blank lines, with only blank lines up to the next marker
-    nxt = next((m for m in markers if m >= c), None)
-    return nxt is not None and nxt > markers[0] and not text[c:nxt].strip()
+    j = bisect.bisect_left(markers, c)
+    nxt = markers[j] if j < len(markers) else None
+    return nxt is not None and nxt > markers[0] and _NONSPACE.search(text, c, nxt) is None
 
 
-def _lines(text: str, a: int, b: int) -> int:
-    """How many lines of ``text[a:b]`` hold more than spaces."""
-    return sum(1 for ln in text[a:b].splitlines() if ln.strip())
+_NONSPACE = re.compile(r"\S")
+
+
+def _lines(text: str, a: int, b: int, most: int = 2) -> int:
+    """How many lines of ``text[a:b]`` hold more than spaces, counted up to
+    ``most + 1`` (what is read stops there)."""
+    n = 0
+    while a < b and n <= most:
+        k = text.find("\n", a, b)
+        k = b if k < 0 else k
+        if _NONSPACE.search(text, a, k) is not None:
+            n += 1
+        a = k + 1
+    return n
 
 
 def _decoration(ctx: Context, issue: Issue, read: list | None = None) -> str:
@@ -499,7 +517,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
             side = "opening line" if issue.cut <= s else "closing fence"
             return regraded(issue, f"only the code block's {side} is on one side of the cut: "
                                    "its code is not cut", impact="whole-elsewhere")
-        if _between_files(text, s, e, issue.cut):
+        if _between_files(text, s, e, issue.cut, ctx.__dict__.setdefault("_file_markers", {})):
             read += (hi, first, end, lo)
             return regraded(issue, "the cut is between two files of the code block (file-name marker "
                                    "lines): each file's code is on one side", impact="whole-elsewhere")
@@ -527,7 +545,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                 ends_here, starts_here = holders.ends_at(c), holders.starts_at(c)
                 for a, b, need, mine in ((s, c, (s, c + 1), ends_here and not starts_here),
                                          (c, e, (c - 1, e), starts_here and not ends_here)):
-                    if mine and a < b and _lines(text, a, b) <= 2:
+                    if mine and 0 < b - a <= 4096 and _lines(text, a, b) <= 2:
                         k = holders.holder(*need)
                         if k is not None:
                             read += (hi, first, end, lo)
