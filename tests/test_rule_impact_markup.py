@@ -304,6 +304,20 @@ def test_a_cut_in_a_links_target_is_info_when_the_link_ends_its_line_or_points_i
     assert only(issues(text, cut_at(text, mid)), mid).severity in LOUD
 
 
+def test_a_cut_in_the_target_of_a_reference_in_parentheses_is_info():
+    text = ("# Changelog\n\n## 3.2.1\n\n"
+            "* **parser:** keep comments in at-rules ([#4412](https://code.example.org/kiln/issues/4412)) "
+            "([9f3ab21](https://code.example.org/kiln/commit/9f3ab21c0d5e8a7b6f4c2d1e0a9b8c7d6e5f4a3b)), "
+            "closes [#4409](https://code.example.org/kiln/issues/4409)\n"
+            "* **router:** match trailing slashes like the server does\n")
+    cut = after(text, "commit/9f3ab21c0d5e8a7b")
+    i = only(issues(text, cut_at(text, cut)), cut)
+    assert i.code == "CS001" and i.severity == "info" and "only the link's target" in i.message, i.message
+    # the words of the entry are content
+    cut = after(text, "keep comments in at-ru")
+    assert only(issues(text, cut_at(text, cut)), cut).severity in LOUD
+
+
 # -- rosters with autolinks ------------------------------------------------------------------------
 
 def test_a_roster_of_names_with_their_profile_autolinks_is_decoration():

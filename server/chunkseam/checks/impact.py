@@ -224,7 +224,8 @@ def _target_reach(text: str, cut: int) -> int:
 def link_target_at(text: str, cut: int) -> int | None:
     """Where the Markdown link whose target (``[text](target)``) the cut falls
     in starts its target (the offset of "]("), when it does and the link ends
-    its sentence, its line or its table cell, or its target is a place in the page (``#anchor``,
+    its sentence, its line or its table cell, is a whole parenthesis (a
+    reference: "… ([#1234](https://…))"), or its target is a place in the page (``#anchor``,
     its own text made a slug): the text is whole before the cut, only a URL is
     split. None otherwise (a sentence going on after the link is cut). Reads at most
     :data:`_TARGET_READ` characters on either side, on the cut's line."""
@@ -241,6 +242,9 @@ def link_target_at(text: str, cut: int) -> int | None:
         return None
     if text.startswith("(#", k + 1):
         return k  # a link to a place in the page: its target is its text made an anchor ("#on-close")
+    open_ = text.rfind("[", bol, k)
+    if open_ > 0 and text[open_ - 1] == "(" and text.startswith(")", close + 1):
+        return k  # a link that is a whole parenthesis, a reference ("… ([#1234](https://…))")
     # the link ends its sentence or line: nothing of the text around it is on the other side
     m = _CLOSING.match(text, close + 1, min(len(text), close + 41))
     nxt = text[m.end() : m.end() + 1]
