@@ -147,6 +147,11 @@ def test_a_cut_in_a_link_target_line_is_decoration():
     cut = after(rst, "https://code.example.org/orchard/orchard-to")
     i = only(issues(rst, cut_at(rst, cut), path="credits.rst"), cut)
     assert i.severity == "info" and i.data["impact"] == "decoration"
+    # a footnote is text, not a link target
+    note = ("# Results\n\nThe nightly run finished early.[^1]\n\n"
+            "[^1]: The run took ten minutes because the cache was warm from the previous build.\n")
+    cut = after(note, "because the cache was warm from the prev")
+    assert only(issues(note, cut_at(note, cut)), cut).severity in LOUD
 
 
 def test_a_cut_in_placeholder_text_is_decoration_but_english_is_not():

@@ -98,8 +98,10 @@ _PAGE_CODE = re.compile(r"\s*<(?:style|script)\b", re.I)
 #: a reStructuredText directive that passes markup through to one output format
 _RAW_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+raw::", re.I)
 #: a line that only defines a link's target: a Markdown reference definition
-#: (``[label]: https://…``) or a reStructuredText hyperlink target (``.. _label: https://…``)
-_TARGET_LINE = re.compile(r"[ \t>]*(?:\[[^\]\n]+\]:|\.\.[ \t]+_(?:`[^`\n]+`|[^:\n]+):)[ \t]+\S[^\n]*")
+#: (``[label]: https://… "title"``; not a footnote, ``[^1]: …``) or a reStructuredText
+#: hyperlink target (``.. _label: https://…``): a label and one URL
+_TARGET_LINE = re.compile(r"[ \t>]*(?:\[(?!\^)[^\]\n]+\]:|\.\.[ \t]+_(?:`[^`\n]+`|[^:\n]+):)[ \t]+\S+"
+                          r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*""")
 #: a data URL's head (``data:image/svg+xml;…,`` ``data:image/png;base64,``)
 _DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+[;,]", re.I)
 #: how far back on a line the data URL around a cut is looked for
