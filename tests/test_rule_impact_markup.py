@@ -336,3 +336,37 @@ def test_a_roster_of_names_with_their_profile_autolinks_is_decoration():
     # (the autolinks are links, not words: a list of names and their links)
     assert i.severity == "info" and i.data["impact"] == "decoration", i.message
     assert i.data["region"] in ("a roster of names and links", "a navigation bar or link list")
+
+
+# -- the language server's kept grading reads what these verdicts read -----------------------------
+
+def test_random_edits_on_this_markup_grade_as_a_fresh_analysis():
+    """Edits anywhere in a page of the markup above (data URLs, a style block,
+    files of a code block, a long config, a link table, link targets): the
+    grading kept across versions equals a fresh analysis of each version."""
+    import random
+
+    from chunkseam.analysis import analyze
+    from test_incremental_impact import SETTINGS, fresh, full
+
+    pieces = ["a", " ", "\n", "\n\n", "|", "](", ")", "#12", "data:image/png;base64,", "```\n",
+              "// @filename: b.ts\n", "[x]: https://e.example/x\n", "Lorem ipsum dolor sit\n", "<!-- c -->"]
+    text = "\n\n".join([STYLESHEET, PAGE, FILES, CONFIG, _links_table(),
+                        "* fix the parser. Closes #12\n* see [docs](https://docs.example.org/x)\n"])
+    for seed, settings in enumerate(SETTINGS):
+        rng = random.Random(seed)
+        path = f"/virtual/markup{seed}.md"
+        doc = Document(text, path=path, version=1)
+        kept = [(doc, analyze(doc, settings, share=True))]
+        graded = 0
+        for step in range(25):
+            old = kept[-1][0]
+            a = rng.randrange(len(old.text) + 1)
+            b = min(len(old.text), a + rng.choice([0, 1, 5, 40]))
+            new = old.with_edit(a, b, "".join(rng.choice(pieces) for _ in range(rng.choice([1, 2]))),
+                                version=step + 2)
+            analysis = analyze(new, settings, share=True)
+            assert full(analysis.issues) == fresh(new.text, path, settings), (seed, step)
+            graded += sum(1 for i in analysis.issues if (i.data or {}).get("impact"))
+            kept.append((new, analysis))
+        assert graded > 0

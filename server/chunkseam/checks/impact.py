@@ -370,10 +370,12 @@ _TAG_ANY = re.compile(r"<[^<>]*>")
 _LABEL = re.compile(r"(?:[A-Za-z]+(?:[ \t]+[A-Za-z]+){0,2})?")
 
 
-def _link_tail(text: str, c: int, row_end: int) -> bool:
-    """Whether a row's text from ``c`` on is the rest of a cell of links or URLs
-    only, and cells of links or nothing after it: no words without their name."""
-    a = text.rfind("|", 0, c) + 1
+def _link_tail(text: str, c: int, row: tuple[int, int]) -> bool:
+    """Whether the text of ``row`` from ``c`` on is the rest of a cell of links
+    or URLs only, and cells of links or nothing after it: no words without
+    their name."""
+    row_start, row_end = row
+    a = text.rfind("|", row_start, c) + 1 or row_start
     rest = text[a:row_end].strip().strip("|").split("|")
     return all(not cell.strip() or _links_only(cell) for cell in rest)
 
@@ -397,12 +399,12 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
         inside = next(((rs, re_) for rs, re_ in rows[1:] if rs < c < re_), None)
         if inside is not None and (not text[inside[0]:c].strip(" \t|") or not text[c:inside[1]].strip(" \t|\r\n")):
             inside = None  # only a row's padding and pipes on one side: a cut between rows
-        elif inside is not None and link_target_at(text, c) is not None and _link_tail(text, c, inside[1]):
+        elif inside is not None and link_target_at(text, c) is not None and _link_tail(text, c, inside):
             inside = None  # only the target of the row's last links is cut: its text is whole before the cut
         if inside is not None:
             if holders is None or not holders.overlap or holders.holder(*inside) is None:
                 return False
-            if any(v.start == c for v in ctx.chunks) and not _link_tail(text, c, inside[1]):
+            if any(v.start == c for v in ctx.chunks) and not _link_tail(text, c, inside):
                 return False  # a chunk starts with the row's tail: a description without its name
     return self_describing(text, rows)
 
@@ -543,7 +545,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                 # of the cut, and those in a chunk that goes on across the cut (overlap): that
                 # side is a copy of the other chunk's edge, the break is where that chunk ends
                 c = issue.cut
-                first, end = max(first, c), min(end, c + 1)
+                first, end = max(first, c), min(end, c)  # (a chunk ending at c is read too)
                 # (the side of the chunk that ends or starts at the cut: the other side is
                 # what that chunk lacks, a real loss)
                 ends_here, starts_here = holders.ends_at(c), holders.starts_at(c)
