@@ -105,6 +105,16 @@ def oversize(ctx: Context, view: ChunkView) -> Issue | None:
             if where:  # a sponsor table kept whole: nothing is cut, nobody retrieves it
                 quiet = True
                 msg += f" — in {where} (decoration)"
+            elif tokens is not None and isinstance(size, int) and size > 0:
+                # over the size only through inline image data (an icon's SVG path in a
+                # data URL): the text a reader reads fits in twice the size
+                from chunkseam.checks.decoration import data_url_chars
+
+                data = data_url_chars(ctx.text, view.start, view.end)
+                if data and tokens * (1 - data / (view.end - view.start)) <= KEPT_WHOLE_RATIO * size:
+                    quiet = True
+                    msg += (f" — over the size through inline image data ({data} characters of data URLs)"
+                            " (decoration)")
     issue = ctx.issue("CS101", msg, s, e, chunk=view.position,
                       hint="split the unit, raise the size, or accept it",
                       chunk_span=[view.start, view.end], tokens=tokens, size=size)
@@ -538,7 +548,7 @@ def _model_sizer(ctx: Context):
         return sizer
     cached = getattr(ctx, "_model_sizer", None)
     if cached is None:
-        from chunkseam.tokens import sizer_for
+        from chunkseam.tokens.tiktoken import sizer_for
 
         settings = ctx.settings
         try:
@@ -550,7 +560,7 @@ def _model_sizer(ctx: Context):
 
 
 def over_model_limit(ctx: Context, view: ChunkView) -> Issue | None:
-    from chunkseam.tokens.models import model_limit
+    from chunkseam.tokens.tiktoken.models import model_limit
 
     limit = model_limit(ctx.settings)
     if not limit:
@@ -593,7 +603,7 @@ def _cut_at(sizer, text: str, budget: int) -> int:
 
 def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
     """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
-    from chunkseam.tokens.models import model_limit
+    from chunkseam.tokens.tiktoken.models import model_limit
 
     out: list[Issue] = []
     on = ctx.enabled

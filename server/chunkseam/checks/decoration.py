@@ -51,7 +51,7 @@ _LICENCE = re.compile("|".join(_W.join(p.split()) for p in (
     r"under the terms of the gnu (?:lesser |affero )?general public license",
 )), re.IGNORECASE)
 #: what every decoration holds one of (markup, a link, an image) ...
-_SIGNS = ("<", "](", "][", "![")
+_SIGNS = ("<", "](", "][", "![", "]:", ".. _")
 #: ... unless it is a licence, which holds one of these words (lower case)
 _LICENCE_WORDS = ("warrant", "licen", "permission", "redistribut", "free software", "public domain")
 
@@ -90,7 +90,22 @@ _ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z]\w*);")
 _CODE = re.compile(r"`[^`\n]*`")
 _MARKERS = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]+", re.M)
 #: a link to a person's page: a site's root with one path segment (``https://github.com/octocat``)
-_PROFILE = re.compile(r"https?://[^/\s]+/@?[\w.-]+/?")
+_PROFILE = re.compile(r"https?://[^/\s]+/[@~]?[\w.-]+/?")
+#: an autolink (``<https://example.com/x>``): a link whose text is its target
+_AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.I)
+#: a block of page styling or script: never shown as text
+_PAGE_CODE = re.compile(r"\s*<(?:style|script)\b", re.I)
+#: a reStructuredText directive that passes markup through to one output format
+_RAW_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+raw::", re.I)
+#: a line that only defines a link's target: a Markdown reference definition
+#: (``[label]: https://… "title"``; not a footnote, ``[^1]: …``) or a reStructuredText
+#: hyperlink target (``.. _label: https://…``): a label and one URL
+_TARGET_LINE = re.compile(r"[ \t>]*(?:\[(?!\^)[^\]\n]+\]:|\.\.[ \t]+_(?:`[^`\n]+`|[^:\n]+):)[ \t]+\S+"
+                          r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*""")
+#: a data URL's head (``data:image/svg+xml;…,`` ``data:image/png;base64,``)
+_DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+[;,]", re.I)
+#: how far back on a line the data URL around a cut is looked for
+_DATA_BACK = 1 << 16
 _LINE_LINK = re.compile(r"\]\(|\]\[|<a\b", re.I)
 
 
@@ -133,7 +148,19 @@ def _judge(kind: str, text: str) -> str:
     if kind in _RAW and len(_BINDING.findall(text)) >= 2:
         # a template that renders the page from data ({{ author.name }}, v-for=, :href=): markup, not text
         return "page code (a template bound to data)"
+    if kind in _RAW and _PAGE_CODE.match(text):
+        # <style> … </style>, <script> … </script>: the page's styling or behaviour, never read
+        return "page code (a style sheet or script)"
     body = _COMMENT.sub(" ", text)
+    if kind in _RAW and "<!--" in text and not body.strip():
+        return "an HTML comment (not shown on the page)"
+    if kind in ("explicit", "directive") and _RAW_DIRECTIVE.match(text):
+        # ".. raw:: html": markup passed through to one output format (a rendered
+        # console, coloured spans): what it shows is rendered elsewhere from the source
+        return "raw output markup (a raw directive)"
+    if ("]:" in text or ".. _" in text) and text.strip() \
+            and all(_TARGET_LINE.fullmatch(ln) for ln in text.splitlines() if ln.strip()):
+        return "link targets (URLs only)"
     if kind in ("explicit", "directive"):  # the directive's own head (".. raw:: html") is not text
         body = _DIRECTIVE_HEAD.sub(" ", body, count=1)
     if kind == "table":
@@ -168,6 +195,14 @@ def _judge(kind: str, text: str) -> str:
         return " "
 
     body = _ANCHOR_TEXT.sub(_html_link, body)
+
+    def _autolink(m: re.Match) -> str:
+        nonlocal links
+        links += 1
+        targets.append(m.group(1))
+        return " "
+
+    body = _AUTOLINK.sub(_autolink, body)
     images += len(re.findall(r"\bimg\b", body)) if "<svg" in text.lower() else 0
     body = _TAG.sub(" ", body)
     body = _ENTITY.sub(" ", body)
@@ -201,6 +236,86 @@ def _judge(kind: str, text: str) -> str:
         # a wall of linked logos with a line of text each (a sponsor table, "Gold sponsors" headings)
         return "a sponsor or logo wall"
     return ""
+
+
+#: the words of the placeholder text every layout tool fills examples with ("Lorem ipsum
+#: dolor sit amet …"): a fixed text like the licences', recognised by its vocabulary
+_LOREM = frozenset("""a ac accumsan adipiscing aenean aliquam aliquet amet ante arcu at auctor augue bibendum
+blandit commodo condimentum congue consectetur consequat convallis cras curabitur cursus dapibus diam
+dictum dictumst dignissim dolor donec dui duis efficitur egestas eget eleifend elementum elit enim erat
+eros est et etiam eu euismod ex facilisi facilisis fames faucibus felis fermentum feugiat finibus
+fringilla fusce gravida habitant habitasse hac hendrerit iaculis id imperdiet in integer interdum ipsum
+justo lacinia lacus laoreet lectus leo libero ligula lobortis lorem luctus maecenas magna malesuada
+massa mattis mauris maximus metus mi molestie mollis morbi nam nec neque netus nibh nisi nisl non nulla
+nullam nunc odio orci ornare pellentesque pharetra phasellus placerat platea porta porttitor posuere
+potenti praesent pretium proin pulvinar purus quam quis quisque rhoncus risus rutrum sagittis sapien
+scelerisque sed sem semper senectus sit sodales sollicitudin suscipit suspendisse tellus tempor tempus
+tincidunt tortor tristique turpis ullamcorper ultrices ultricies urna ut varius vehicula vel velit
+venenatis vestibulum vitae vivamus viverra volutpat vulputate""".split())
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _placeholder(line: str) -> bool:
+    """Whether a line is placeholder text: three words or more, all of them
+    the placeholder's (list markers and punctuation aside)."""
+    n = 0
+    for m in _LATIN_WORD.finditer(line):
+        if m.group().lower() not in _LOREM:
+            return False  # (most lines stop at their first word)
+        n += 1
+    return n >= 3
+
+
+def inline(text: str, at: int) -> str:
+    """What the text right around offset ``at`` is when it is markup nobody
+    reads, whatever block holds it (a code block too): inline image data (a
+    data URL such as ``url('data:image/svg+xml;…')``, whose path numbers a
+    chunker cuts anywhere), a line that only defines a link's target, or a
+    line of placeholder text ("Lorem ipsum dolor sit amet …"). ""
+    otherwise. Reads the cut's line only, at most :data:`_DATA_BACK`
+    characters back (see :func:`inline_span`)."""
+    return inline_span(text, at)[0]
+
+
+def inline_span(text: str, at: int) -> tuple[str, int, int]:
+    """:func:`inline` with the span of text it read, ``(what, lo, hi)``."""
+    if not 0 < at < len(text):
+        return "", at, at
+    floor = max(0, at - _DATA_BACK)
+    bol = text.rfind("\n", floor, at) + 1 or floor
+    eol = text.find("\n", at)
+    eol = len(text) if eol < 0 else eol
+    k = text.rfind("data:", bol, at)
+    if k >= 0:
+        m = _DATA_URL.match(text, k)
+        if m is not None and m.end() <= at:
+            opener = text[k - 1] if k > 0 else ""
+            close = {"'": "'", '"': '"', "(": ")"}.get(opener)
+            if close is not None:
+                inside = text.find(close, m.end(), at) < 0 and text.find(close, at, eol) >= 0
+            else:
+                inside = not any(ch.isspace() for ch in text[m.end() : at])
+            if inside:
+                return "inline image data (a data URL)", bol, eol + 1
+    if at - bol <= 4096 and eol - at <= 4096 and ("]:" in text[bol:eol] or ".. _" in text[bol:eol]) \
+            and _TARGET_LINE.fullmatch(text, bol, eol) and text[bol:at].strip():
+        return "a link target definition (a URL)", bol, eol + 1
+    if at - bol <= 4096 and eol - at <= 4096 and _placeholder(text[bol:eol]):
+        return "placeholder text (lorem ipsum)", bol, eol + 1
+    return "", bol, eol + 1
+
+
+#: a whole data URL: its head and what follows up to a quote, a bracket or a space
+#: (an SVG's quoted attributes inside a single-quoted one are part of it)
+_DATA_URL_WHOLE = re.compile(r"""(?<=')data:[\w.+-]+/[\w.+-]+[;,][^'\n]*|(?<=")data:[\w.+-]+/[\w.+-]+[;,][^"\n]*"""
+                             r"""|data:[\w.+-]+/[\w.+-]+[;,][^\s'"()<>]*""", re.I)
+
+
+def data_url_chars(text: str, s: int, e: int) -> int:
+    """How many characters of ``text[s:e]`` are data URLs (inline image data)."""
+    if text.find("data:", s, e) < 0:
+        return 0
+    return sum(len(m.group()) for m in _DATA_URL_WHOLE.finditer(text, s, e))
 
 
 def clear() -> None:

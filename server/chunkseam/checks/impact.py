@@ -55,7 +55,7 @@ from typing import Any
 
 from chunkseam.core.issue import SEVERITY_RANK, Issue
 from chunkseam.checks.base import Context
-from chunkseam.checks.decoration import licence_file, region
+from chunkseam.checks.decoration import inline_span, licence_file, region
 
 #: the cut rules whose issues are graded by impact
 CUT_RULES = frozenset({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008"})
@@ -135,6 +135,18 @@ class _Holders:
         # chunks overlap at all (else no chunk can hold a unit that a cut splits)
         self.overlap = any(self.views[k].start < self.reach[k - 1] for k in range(1, len(self.views)))
 
+    def starts_at(self, c: int) -> bool:
+        """Whether a chunk starts at ``c``."""
+        k = bisect.bisect_left(self.starts, c)
+        return k < len(self.starts) and self.starts[k] == c
+
+    def ends_at(self, c: int) -> bool:
+        """Whether a chunk ends at ``c``."""
+        ends = self.__dict__.get("_ends")
+        if ends is None:
+            ends = self._ends = frozenset(v.end for v in self.views)
+        return c in ends
+
     def holder(self, s: int, e: int) -> int | None:
         """The position of a chunk holding ``[s, e)`` whole, or None."""
         k = bisect.bisect_right(self.starts, s)
@@ -184,10 +196,62 @@ def core(text: str, code: str, unit: tuple[int, int]) -> tuple[int, int]:
             s = m.end()
             while s < e and text[s] in " \t\r\n":
                 s += 1
-        t = _CODE_TAIL.search(text, s, e)
+        # (the closing fence can only be the last line, or the one before a final line
+        # break: searched there, not through the whole block)
+        k = text.rfind("\n", s, e)
+        k = text.rfind("\n", s, k) if k > s else -1
+        t = _CODE_TAIL.search(text, max(s, k - 1), e)
         if t is not None:
             e = t.start()
     return (s, max(s, e))
+
+
+#: an issue or pull-request reference and nothing else: "Closes #12", "(fixes org/repo#7)", "#3, #4."
+_ISSUE_REF = re.compile(r"\s*[(\[]?(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see)\s*:?\s+)?"
+                        r"(?:[\w.-]+/[\w.-]+)?#\d+(?:\s*,\s*#\d+)*[)\]]?[.,;]?\s*", re.I)
+
+
+#: how far a link's target is read on either side of a cut
+_TARGET_READ = 2048
+
+
+def _target_reach(text: str, cut: int) -> int:
+    """How far :func:`link_target_at` may read after ``cut``."""
+    eol = text.find("\n", cut, cut + _TARGET_READ)
+    return (cut + _TARGET_READ if eol < 0 else eol) + 42
+
+
+def link_target_at(text: str, cut: int) -> int | None:
+    """Where the Markdown link whose target (``[text](target)``) the cut falls
+    in starts its target (the offset of "]("), when it does and the link ends
+    its sentence, its line or its table cell, is a whole parenthesis (a
+    reference: "… ([#1234](https://…))"), or its target is a place in the page (``#anchor``,
+    its own text made a slug): the text is whole before the cut, only a URL is
+    split. None otherwise (a sentence going on after the link is cut). Reads at most
+    :data:`_TARGET_READ` characters on either side, on the cut's line."""
+    bol = max(text.rfind("\n", 0, cut) + 1, cut - _TARGET_READ)
+    if text.startswith("](", cut - 1):
+        k = cut - 1
+    else:
+        k = text.rfind("](", bol, cut)
+        if k < 0 or any(ch in ")\n" or ch.isspace() for ch in text[k + 2 : cut]):
+            return None
+    eol = text.find("\n", cut, cut + _TARGET_READ)
+    close = text.find(")", cut, cut + _TARGET_READ if eol < 0 else eol)
+    if close < 0 or any(ch.isspace() for ch in text[cut:close]) or text.rfind("[", bol, k) < 0:
+        return None
+    if text.startswith("(#", k + 1):
+        return k  # a link to a place in the page: its target is its text made an anchor ("#on-close")
+    open_ = text.rfind("[", bol, k)
+    if open_ > 0 and text[open_ - 1] == "(" and text.startswith(")", close + 1):
+        return k  # a link that is a whole parenthesis, a reference ("… ([#1234](https://…))")
+    # the link ends its sentence or line: nothing of the text around it is on the other side
+    m = _CLOSING.match(text, close + 1, min(len(text), close + 41))
+    nxt = text[m.end() : m.end() + 1]
+    if not ("\n" in m.group() or not nxt or nxt == "|"
+            or (any(p in m.group() for p in ".!?") and (nxt.isupper() or nxt.isspace()))):
+        return None
+    return k
 
 
 def junk_side(text: str, issue: Issue) -> str | None:
@@ -198,6 +262,11 @@ def junk_side(text: str, issue: Issue) -> str | None:
     c = issue.cut
     if unit is None or c is None or not unit[0] < c < unit[1]:
         return None
+    tail = text[c : unit[1]]
+    if len(tail) <= 48 and _ISSUE_REF.fullmatch(tail):
+        # only an issue or pull-request reference after the cut ("… escape.⟂ Closes #1132"):
+        # the item's words are whole, its tracker number is a trivial edge
+        return " ".join(tail.split())
     for a, b, marks in ((unit[0], c, _OPENING), (c, unit[1], _CLOSING)):
         piece = text[a:b]
         if len(piece) <= 12 and marks.fullmatch(piece):
@@ -245,24 +314,70 @@ def _cells(row: str) -> list[str]:
 def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
     """Whether every body row of a table names what it describes: a short
     first cell (a name, a code span, a link) and cells of prose (three words
-    or more, images and link targets left out; empty and image-only cells aside). Such rows
+    or more, images and link targets left out; empty and image-only cells aside),
+    or a first cell of words (a name, or a name with its description) beside
+    cells of links or URLs only (a column mostly of links may hold a short
+    placeholder: "Not available"). Such rows
     read the same without the header ("Name | Description"); rows of figures
     do not, nor rows with a short value beside the prose (`| E42 | 402 | no |
     The card was declined. |`: what "402" and "no" are, only the header says)."""
     body = rows[1:]
     if not body:
         return False
-    for rs, re_ in body:
-        cells = _cells(text[rs:re_])
-        if len(cells) < 2:
-            return False
+    table = [_cells(text[rs:re_]) for rs, re_ in body]
+    if any(len(cells) < 2 for cells in table):
+        return False
+    # columns of links ("[GitHub](…)", "https://…"): their cells say what they are, and a
+    # short cell among them ("Not available") stands for a missing link
+    width = max(len(cells) for cells in table)
+    linky = [k for k in range(1, width)
+             if 3 * sum(1 for cells in table if k < len(cells) and _links_only(cells[k])) >= 2 * len(table)]
+    for cells in table:
         name = len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", cells[0]))))
-        words = [n for n in (len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", c)))) for c in cells[1:])
+        rest = [c for k, c in enumerate(cells[1:], 1) if k not in linky and not _links_only(c)]
+        words = [n for n in (len(_CELL_WORD.findall(_TARGET.sub("]", _REF_IMAGE.sub(" ", c)))) for c in rest)
                  if n]  # (empty cells and image-only ones — a badge carries its own label — aside)
         linked = "](" in cells[0] or "][" in cells[0] or "<a " in cells[0]  # (a linked logo names it too)
-        if not (1 <= name <= 6 or (name == 0 and linked)) or not words or min(words) < 3:
-            return False
+        if words:  # a short name beside prose
+            if not (1 <= name <= 6 or (name == 0 and linked)) or min(words) < 3:
+                return False
+        elif len(rest) == len(cells) - 1 or not (name >= 1 or linked):
+            return False  # (links beside a name, or a name with its description: "ferrule - pins versions")
     return True
+
+
+_URL = re.compile(r"<?https?://[^\s|<>]+>?")
+
+
+def _links_only(cell: str) -> bool:
+    """Whether a table cell holds links or URLs and no other word, each link
+    a URL or labelled with plain words ("GitHub", "Play online"): what they
+    are needs no header. A link whose text is a value (a package name
+    "@scope/pkg", a version) is a value like any other."""
+    if "](" not in cell and "][" not in cell and "://" not in cell and "<a " not in cell:
+        return False
+    for m in _LINK_ANY.finditer(cell):
+        label = m.group(1) if m.group(1) is not None else _TAG_ANY.sub(" ", m.group(2) or "")
+        if not _LABEL.fullmatch(label.strip()) and not _URL.fullmatch(label.strip()):
+            return False
+    rest = _URL.sub(" ", _LINK_ANY.sub(" ", cell))
+    return not _CELL_WORD.search(rest)
+
+
+_LINK_ANY = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])|<a\b[^>]*>(.*?)</a\s*>", re.I)
+_TAG_ANY = re.compile(r"<[^<>]*>")
+#: a link's label: one to three plain words, or nothing (an image link)
+_LABEL = re.compile(r"(?:[A-Za-z]+(?:[ \t]+[A-Za-z]+){0,2})?")
+
+
+def _link_tail(text: str, c: int, row: tuple[int, int]) -> bool:
+    """Whether the text of ``row`` from ``c`` on is the rest of a cell of links
+    or URLs only, and cells of links or nothing after it: no words without
+    their name."""
+    row_start, row_end = row
+    a = text.rfind("|", row_start, c) + 1 or row_start
+    rest = text[a:row_end].strip().strip("|").split("|")
+    return all(not cell.strip() or _links_only(cell) for cell in rest)
 
 
 def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
@@ -282,12 +397,59 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
             return False  # the header's own line is cut
     else:
         inside = next(((rs, re_) for rs, re_ in rows[1:] if rs < c < re_), None)
+        if inside is not None and (not text[inside[0]:c].strip(" \t|") or not text[c:inside[1]].strip(" \t|\r\n")):
+            inside = None  # only a row's padding and pipes on one side: a cut between rows
+        elif inside is not None and link_target_at(text, c) is not None and _link_tail(text, c, inside):
+            inside = None  # only the target of the row's last links is cut: its text is whole before the cut
         if inside is not None:
             if holders is None or not holders.overlap or holders.holder(*inside) is None:
                 return False
-            if any(v.start == c for v in ctx.chunks):
+            if any(v.start == c for v in ctx.chunks) and not _link_tail(text, c, inside):
                 return False  # a chunk starts with the row's tail: a description without its name
     return self_describing(text, rows)
+
+
+#: a line naming the file the code after it belongs to, in a code block showing
+#: several files ("// @filename: server.ts", "# file: app.py", "<!-- file: index.html -->")
+_FILE_MARKER = re.compile(r"[ \t]*(?://|#|<!--|--|;)[ \t]*@?file(?:[-_ ]?name)?[ \t]*:[ \t]*\S[^\n]*", re.I)
+
+
+def _between_files(text: str, s: int, e: int, c: int, cache: dict) -> bool:
+    """Whether the cut ``c`` in the code ``[s, e)`` falls at the border of two
+    files of a code block showing several (two file-name marker lines or more):
+    in a marker line, or in the blank lines between a file's last line and the
+    next marker. The marker lines of a block are found once per validation
+    (``cache``)."""
+    markers = cache.get((s, e))
+    if markers is None:
+        markers = cache[(s, e)] = [m.start() for m in _FILE_MARKER.finditer(text, s, e)
+                                   if m.start() == s or text[m.start() - 1] == "\n"]
+    if len(markers) < 2:
+        return False
+    bol = text.rfind("\n", max(s, c - 4096), c) + 1 or s
+    j = bisect.bisect_left(markers, bol)
+    if j < len(markers) and markers[j] == bol:
+        return True  # in a marker line
+    # at a line's end or in blank lines, with only blank lines up to the next marker
+    j = bisect.bisect_left(markers, c)
+    nxt = markers[j] if j < len(markers) else None
+    return nxt is not None and nxt > markers[0] and _NONSPACE.search(text, c, nxt) is None
+
+
+_NONSPACE = re.compile(r"\S")
+
+
+def _lines(text: str, a: int, b: int, most: int = 2) -> int:
+    """How many lines of ``text[a:b]`` hold more than spaces, counted up to
+    ``most + 1`` (what is read stops there)."""
+    n = 0
+    while a < b and n <= most:
+        k = text.find("\n", a, b)
+        k = b if k < 0 else k
+        if _NONSPACE.search(text, a, k) is not None:
+            n += 1
+        a = k + 1
+    return n
 
 
 def _decoration(ctx: Context, issue: Issue, read: list | None = None) -> str:
@@ -349,6 +511,22 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
     if unit is not None:
         hi = max(hi, unit[1] + 41)  # (the junk test reads up to 41 characters past the unit)
         lo = min(lo, text.rfind("\n", 0, unit[0]) + 1)  # (and back to the line's start)
+    if not loud_overlap and issue.code == "CS003" and unit is not None:
+        # a cut in a code block's opening line (the fence and its language) or its
+        # closing fence, or in the blank lines around the code: the code is not cut
+        s, e = core(text, "CS003", unit)
+        while e > s and text[e - 1] in " \t\r\n":
+            e -= 1
+        hi, lo = max(hi, unit[1], e), min(lo, unit[0], s)
+        if s < e and not s < issue.cut < e:
+            read += (hi, first, end, lo)
+            side = "opening line" if issue.cut <= s else "closing fence"
+            return regraded(issue, f"only the code block's {side} is on one side of the cut: "
+                                   "its code is not cut", impact="whole-elsewhere")
+        if _between_files(text, s, e, issue.cut, ctx.__dict__.setdefault("_file_markers", {})):
+            read += (hi, first, end, lo)
+            return regraded(issue, "the cut is between two files of the code block (file-name marker "
+                                   "lines): each file's code is on one side", impact="whole-elsewhere")
     if not loud_overlap and issue.code != "CS007":  # (CS007 reads the overlap itself)
         u = _unit(issue) if holders.overlap else None
         if u is not None:
@@ -362,6 +540,25 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                 what = _UNIT.get(issue.code, "unit")
                 return regraded(issue, f"the {what} is whole in chunk {k + 1} (overlap)",
                                 impact="whole-elsewhere", whole_in=k)
+            if issue.code == "CS003":
+                # a code block longer than a chunk, with at most two of its lines on one side
+                # of the cut, and those in a chunk that goes on across the cut (overlap): that
+                # side is a copy of the other chunk's edge, the break is where that chunk ends
+                c = issue.cut
+                first, end = max(first, c), min(end, c)  # (a chunk ending at c is read too)
+                # (the side of the chunk that ends or starts at the cut: the other side is
+                # what that chunk lacks, a real loss)
+                ends_here, starts_here = holders.ends_at(c), holders.starts_at(c)
+                for a, b, need, mine in ((s, c, (s, c + 1), ends_here and not starts_here),
+                                         (c, e, (c - 1, e), starts_here and not ends_here)):
+                    if mine and 0 < b - a <= 4096 and _lines(text, a, b) <= 2:
+                        k = holders.holder(*need)
+                        if k is not None:
+                            read += (hi, first, end, lo)
+                            side = "before" if a == s else "after"
+                            return regraded(issue, f"the code block's lines {side} the cut are in chunk {k + 1} "
+                                                   "too, which goes on across the cut (overlap)",
+                                            impact="whole-elsewhere", whole_in=k)
     if not loud_overlap and issue.code == "CS004":
         # the verdict reads the table's text and rows, and the chunks that start at
         # the cut or hold the row it falls in: kept with it whichever way it goes
@@ -371,7 +568,7 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
         if table is not None:
             lo = min(lo, text.rfind("\n", 0, max(0, table.start - 1)) + 1)
             nxt = text.find("\n", table.end + 1)
-            hi = max(hi, len(text) if nxt < 0 else nxt + 1)
+            hi = max(hi, len(text) if nxt < 0 else nxt + 1, _target_reach(text, c))
             first = c if first is None else max(first, c)
             end = c if end is None else min(end, c)
             if _header_only(ctx, issue, holders):
@@ -388,6 +585,12 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                             impact="whole-elsewhere")
     read += (hi, first, end, lo)
     if not loud_decoration:
+        # markup nobody reads right at the cut, whatever block holds it (a data URL in a
+        # style sheet's code block, a link target's line): read on the cut's line only
+        what, a, b = inline_span(text, _decoration_at(issue))
+        read[0], read[3] = max(read[0], b), min(read[3], a)
+        if what:
+            return regraded(issue, f"in {what} (decoration)", impact="decoration", region=what)
         blocks: list = []
         where = _decoration(ctx, issue, blocks)
         if blocks:  # the blocks judged, and whether they were all there were (no region found)
@@ -398,6 +601,13 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
             read.append((blocks, not where))
         if where:
             return regraded(issue, f"in {where} (decoration)", impact="decoration", region=where)
+    if not loud_overlap and issue.code in ("CS001", "CS006"):
+        k = link_target_at(text, issue.cut)
+        read[0] = max(read[0], _target_reach(text, issue.cut))
+        read[3] = min(read[3], max(text.rfind("\n", 0, issue.cut) + 1, issue.cut - _TARGET_READ))
+        if k is not None:
+            return regraded(issue, "only the link's target (its URL) is cut: the link's text is whole",
+                            impact="whole-elsewhere")
     return issue
 
 
