@@ -49,7 +49,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..chunk import Chunk, lazy_chunk
+from ..chunk import Chunk, chunk_of, lazy_chunk
 from ..document import Document
 from ..tokens import Sizer
 
@@ -478,24 +478,28 @@ class Adapter:
             meta["approximate"] = True
         counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
-        lazy = not self.oversize_counts(splitter, rest, sizer)
+        # without a size in the sizer's unit to hold a chunk to, no chunk is oversize;
+        # else it is judged from the count: either way counted when first asked for
+        oversize = self.oversize
+
+        def judge(tokens: int) -> bool:
+            return oversize(tokens, size, splitter, rest, sizer=sizer)
+
+        over: Any = judge if self.oversize_counts(splitter, rest, sizer) else False
+
+        count = sizer.count
+        name = self.name
+        same = bool(library_texts)
         for i, (start, end) in enumerate(spans):
-            if lazy and not (i < len(counts) and counts[i] is not None):
-                # no size in the sizer's unit to hold the chunk to: counted when asked for
-                chunk_meta = dict(meta)
-                if library_texts and library_texts[i] != text[start:end]:
-                    chunk_meta["library_text"] = library_texts[i]
-                chunks.append(lazy_chunk(start, end, i, source, sizer.count, self.name, False,
-                                         chunk_meta))
-                continue
-            tokens = counts[i] if i < len(counts) and counts[i] is not None else \
-                sizer.count(source[start:end])
             chunk_meta = dict(meta)
-            if library_texts and library_texts[i] != text[start:end]:
+            if same and library_texts[i] != text[start:end]:
                 chunk_meta["library_text"] = library_texts[i]
-            chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
-                                oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
-                                meta=chunk_meta))
+            tokens = counts[i] if i < len(counts) else None
+            if tokens is None:
+                chunks.append(lazy_chunk(start, end, i, source, count, name, over, chunk_meta))
+                continue
+            chunks.append(chunk_of(start, end, i, source, tokens, name, (), judge(tokens),
+                                   chunk_meta))
         return chunks
 
     def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:

@@ -241,14 +241,16 @@ def get_splitter(sizer: Sizer, *, size: int, overlap: int = 0, **options: Any) -
     splitter = options.pop("splitter", None)
     if splitter is None:
         splitter = DEFAULT_SPLITTER
-    cls = splitter_class(splitter)
-    _check_options(cls, splitter, options, sizer.unit)
     key = (splitter, sizer.unit, id(getattr(sizer, "encoding", None)), sizer.name, size,
            overlap, _freeze(options))
-    with _cache_lock:
-        hit = _splitters.get(key)
-    if hit is not None:
-        return hit
+    if isinstance(splitter, str):  # (a splitter is built only once its options checked out)
+        _module()  # (the library still there)
+        with _cache_lock:
+            hit = _splitters.get(key)
+        if hit is not None:
+            return hit
+    cls = splitter_class(splitter)
+    _check_options(cls, splitter, options, sizer.unit)
     built = _build(cls, splitter, sizer, size, overlap, options)
     with _cache_lock:
         if len(_splitters) >= _CACHE_SIZE:
@@ -509,13 +511,15 @@ def _recursive_options(splitter: Any) -> dict[str, Any]:
 
 
 def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
-                     overlap: int) -> list[tuple[int, int]] | None:
+                     overlap: int) -> list[tuple[int, int, int]] | None:
     """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
     subclasses): the spans of chunkseam's own ``recursive`` run with the
     splitter's separators, when — and only when — it gives exactly LangChain's
     chunk texts. Its spans come from the pieces, so they are exact even where
     a string search is ambiguous (long runs of one character, chunks repeated
-    within the overlap). None when it does not apply or differs."""
+    within the overlap), each with the run's exact count of its text (the sizer's
+    count, see :class:`~chunkseam.chunkers.recursive.SpanCounter`). None when it
+    does not apply or differs."""
     base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
     if base is None or not isinstance(splitter, base):
         return None
@@ -527,9 +531,9 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
                                **_recursive_options(splitter))
     except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
         return None
-    spans = [(start, end) for _step, start, end, _t in run.emits]
+    spans = [(start, end, tokens) for _step, start, end, tokens in run.emits]
     if len(spans) != len(pieces) or any(
-        text[a:b] != piece for (a, b), piece in zip(spans, pieces)
+        text[a:b] != piece for (a, b, _t), piece in zip(spans, pieces)
     ):
         return None
     return spans
@@ -635,57 +639,57 @@ class LangChainChunker:
                 kept = None
         if kept is None:
             pieces = splitter.split_text(text) if text else []
-            spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
-            verified = spans is not None and _plain_recursive(splitter)
-            if spans is None and isinstance(splitter, _module().TokenTextSplitter):
-                spans = _token_spans(text, pieces, splitter)
-            if spans is None:
-                try:
-                    spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
-                except ValueError:
-                    spans = _rejoined_spans(text, pieces, splitter)
-                    if spans is None:
-                        raise
-            if not verified and isinstance(splitter, _module().TokenTextSplitter) and \
-                    sizer.unit == "tokens":
-                # token windows of at most `size` of the sizer's tokens: none is oversize,
-                # each is counted when asked for
-                return self._lazy_chunks(text, spans, sizer, meta, pieces)
-            kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
-            if not verified:
-                return self._chunks(text, kept, size, meta, pieces)
+            counted = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
+            if counted is not None and _plain_recursive(splitter):
+                kept = counted  # (the run's exact counts: nothing counted again)
+            else:
+                tokens = isinstance(splitter, _module().TokenTextSplitter)
+                spans = [(a, b) for a, b, _t in counted] if counted is not None else None
+                if spans is None and tokens:
+                    spans = _token_spans(text, pieces, splitter)
+                if spans is None:
+                    try:
+                        spans = locate(text, pieces, sizer, overlap=overlap,
+                                       splitter=splitter_name)
+                    except ValueError:
+                        spans = _rejoined_spans(text, pieces, splitter)
+                        if spans is None:
+                            raise
+                # each chunk counted when first asked for; token windows hold at most
+                # `size` of the sizer's tokens: none is oversize
+                over = False if tokens and sizer.unit == "tokens" else size
+                return self._lazy_chunks(text, spans, sizer, meta, pieces, over)
         result = kept
         doc.memo(key, lambda: result)
         return self._chunks(text, kept, size, meta)
 
     @staticmethod
     def _lazy_chunks(text: str, spans: list[tuple[int, int]], sizer: Sizer,
-                     meta: dict[str, Any], pieces: list[str]) -> list[Chunk]:
+                     meta: dict[str, Any], pieces: list[str], size: int | bool) -> list[Chunk]:
+        """Chunks counted when first asked for; ``size``: oversize over it (False:
+        none is oversize)."""
         from ..chunk import lazy_chunk
 
+        over: Any = False if size is False else (lambda tokens: tokens > size)
+        count = sizer.count
         same = len(pieces) == len(spans)
         out = []
         for i, (start, end) in enumerate(spans):
             chunk_meta = dict(meta)
             if same and pieces[i] != text[start:end]:
+                # the library rewrote it (re-joined pieces, decoded token windows): its
+                # text is kept alongside the source span it came from
                 chunk_meta["library_text"] = pieces[i]
-            out.append(lazy_chunk(start, end, i, text, sizer.count, name, False, chunk_meta))
+            out.append(lazy_chunk(start, end, i, text, count, name, over, chunk_meta))
         return out
 
     @staticmethod
     def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
-                meta: dict[str, Any], pieces: list[str] | None = None) -> list[Chunk]:
-        out = []
-        same = pieces is not None and len(pieces) == len(spans)
-        for i, (start, end, tokens) in enumerate(spans):
-            chunk_meta = dict(meta)
-            if same and pieces[i] != text[start:end]:  # type: ignore[index]
-                # the library rewrote it (re-joined pieces, decoded token windows): its
-                # text is kept alongside the source span it came from
-                chunk_meta["library_text"] = pieces[i]  # type: ignore[index]
-            out.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
-                             oversize=tokens > size, meta=chunk_meta))
-        return out
+                meta: dict[str, Any]) -> list[Chunk]:
+        from ..chunk import chunk_of
+
+        return [chunk_of(start, end, i, text, tokens, name, (), tokens > size, dict(meta))
+                for i, (start, end, tokens) in enumerate(spans)]
 
 
 _CHUNKER = register(LangChainChunker())
