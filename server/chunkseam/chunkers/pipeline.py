@@ -384,9 +384,11 @@ def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i:
     return -1
 
 
-def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+def _token_spans(text: str, pieces: list[str], splitter: Any,
+                 ids: Any = None) -> list[tuple[int, int]] | None:
     """TokenTextSplitter's chunks as the token windows it decoded them from
-    (see :mod:`chunkseam.chunkers.windows`), or None."""
+    (see :mod:`chunkseam.chunkers.windows`), or None. ``ids``: the splitter's own
+    encoding of ``text`` when it was kept (else the text is encoded again)."""
     from .windows import tiktoken_bytes, token_lengths, token_window_spans
 
     enc = getattr(splitter, "_tokenizer", None)
@@ -394,8 +396,10 @@ def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int,
     if token_bytes is None:
         return None
     try:
-        ids = enc.encode(text, allowed_special=splitter._allowed_special,  # type: ignore[union-attr]
-                         disallowed_special=splitter._disallowed_special)
+        if ids is None:
+            ids = enc.encode(  # type: ignore[union-attr]
+                text, allowed_special=splitter._allowed_special,
+                disallowed_special=splitter._disallowed_special)
         size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
     except (AttributeError, TypeError, ValueError):
         return None
@@ -638,15 +642,23 @@ class LangChainChunker:
             except (AttributeError, TypeError, ValueError):
                 kept = None
         if kept is None:
-            pieces = splitter.split_text(text) if text else []
+            tokens = isinstance(splitter, _module().TokenTextSplitter)
+            recording = None
+            if tokens and text:  # its encoding of the text kept, to lay out its windows
+                from .windows import recording_copy
+
+                running, recording = recording_copy(splitter, "_tokenizer")
+                pieces = running.split_text(text)
+            else:
+                pieces = splitter.split_text(text) if text else []
             counted = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
             if counted is not None and _plain_recursive(splitter):
                 kept = counted  # (the run's exact counts: nothing counted again)
             else:
-                tokens = isinstance(splitter, _module().TokenTextSplitter)
                 spans = [(a, b) for a, b, _t in counted] if counted is not None else None
                 if spans is None and tokens:
-                    spans = _token_spans(text, pieces, splitter)
+                    spans = _token_spans(text, pieces, splitter,
+                                         recording.ids_of(text) if recording else None)
                 if spans is None:
                     try:
                         spans = locate(text, pieces, sizer, overlap=overlap,

@@ -14,9 +14,11 @@ the stride, not a text search, says where each one is.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Sequence
 from itertools import accumulate
+from typing import Any
 
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -108,3 +110,45 @@ def tiktoken_bytes(encoding: object) -> Callable[[int], bytes] | None:
     """A tiktoken ``Encoding``'s bytes of one token (None for other tokenizers)."""
     fn = getattr(encoding, "decode_single_token_bytes", None)
     return fn if callable(fn) else None
+
+
+class Recording:
+    """A tokenizer that answers as ``inner`` does and keeps what its first
+    ``encode`` call was given and returned: the library's own encoding of the
+    document, so its windows are laid out without encoding the text again."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.text: str | None = None
+        self.ids: Any = None
+
+    def encode(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        ids = self.inner.encode(text, *args, **kwargs)
+        if self.text is None:
+            self.text, self.ids = text, ids
+        return ids
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def ids_of(self, text: str) -> Any:
+        """The ids the library encoded ``text`` to (None: it did not encode it)."""
+        return self.ids if self.text is not None and self.text == text else None
+
+
+def recording_copy(splitter: Any, attr: str) -> tuple[Any, Recording | None]:
+    """A shallow copy of ``splitter`` (for one call: the cached splitter is shared
+    by threads) whose tokenizer attribute ``attr`` records the library's encoding
+    of the document; ``(splitter, None)`` when it cannot be made so."""
+    inner = getattr(splitter, attr, None)
+    if inner is None or not callable(getattr(inner, "encode", None)):
+        return splitter, None
+    try:
+        clone = copy.copy(splitter)
+        recording = Recording(inner)
+        object.__setattr__(clone, attr, recording)
+    except Exception:  # (a library object that cannot be copied so)
+        return splitter, None
+    if getattr(clone, attr, None) is not recording:
+        return splitter, None
+    return clone, recording
