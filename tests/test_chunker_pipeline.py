@@ -292,3 +292,13 @@ def test_cli_chunks_json_and_validate():
     assert all(0 <= i.start <= i.end <= len(text) for i in given)
     stats = statistics(chunkseam.chunk(doc, "langchain", size=60), made)
     assert stats.chunks == len(rows)
+
+
+def test_escape_is_regex_escape_over_every_code_point():
+    # CharacterTextSplitter's re-joined chunks are found by a pattern of their escaped
+    # pieces: the one-translate escape must give regex.escape's string exactly
+    import regex
+
+    every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
+    assert pipeline._escape(every) == regex.escape(every)
+    assert pipeline._escape("a b.c\n(x)") == "a\\ b\\.c\\\n\\(x\\)"

@@ -57,6 +57,7 @@ chunk, the splitter and the cause: offsets are never invented.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
@@ -429,7 +430,7 @@ def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[i
     spans: list[tuple[int, int]] = []
     for piece in pieces:
         parts = piece.split(separator)
-        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in parts))
+        pattern = regex.compile(f"(?:{sep})+".join(_escape(p) for p in parts))
         found = None
         # from where the overlap could begin first (repeated text has earlier copies),
         # then from the previous chunk's start
@@ -461,7 +462,7 @@ def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
 
     out: list[tuple[int, int]] = []
     for piece in reversed(pieces):
-        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in piece.split(separator)))
+        pattern = regex.compile(f"(?:{sep})+".join(_escape(p) for p in piece.split(separator)))
         try:
             if not out:  # the last chunk: the last copy
                 found = regex.compile(pattern.pattern, flags=regex.REVERSE).search(
@@ -490,6 +491,20 @@ def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
     return None if gaps(text, out) else out
 
 
+@functools.lru_cache(maxsize=1)
+def _escapes() -> dict[int, str]:
+    # the characters regex.escape escapes: its metacharacters and whitespace (str.isspace;
+    # none above U+3000, which tests/test_chunker_pipeline.py checks over every code point)
+    return {i: "\\" + chr(i) for i in range(0x3001)
+            if chr(i) in "()[]{}?*+|^$\\.-#&~" or chr(i).isspace()}
+
+
+def _escape(text: str) -> str:
+    """``regex.escape(text)`` (the same string), by one ``str.translate``: a
+    chunk's text is escaped whole, and ``regex.escape`` goes a character at a time."""
+    return text.translate(_escapes())
+
+
 def _preview(s: str, n: int = 60) -> str:
     return repr(s if len(s) <= n else s[: n - 1] + "…")
 
@@ -515,7 +530,8 @@ def _recursive_options(splitter: Any) -> dict[str, Any]:
 
 
 def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
-                     overlap: int) -> list[tuple[int, int, int]] | None:
+                     overlap: int, counts: dict[str, int] | None = None
+                     ) -> list[tuple[int, int, int]] | None:
     """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
     subclasses): the spans of chunkseam's own ``recursive`` run with the
     splitter's separators, when — and only when — it gives exactly LangChain's
@@ -523,7 +539,8 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
     a string search is ambiguous (long runs of one character, chunks repeated
     within the overlap), each with the run's exact count of its text (the sizer's
     count, see :class:`~chunkseam.chunkers.recursive.SpanCounter`). None when it
-    does not apply or differs."""
+    does not apply or differs. ``counts``: LangChain's own counts of the texts it
+    measured, when they are the sizer's (the run counts only the others)."""
     base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
     if base is None or not isinstance(splitter, base):
         return None
@@ -531,7 +548,7 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
     try:
         from .recursive import recursive_chunks
 
-        run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+        run = recursive_chunks(doc, sizer, size=size, overlap=overlap, known_counts=counts,
                                **_recursive_options(splitter))
     except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
         return None
@@ -541,6 +558,45 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
     ):
         return None
     return spans
+
+
+def _shares_counts(splitter: Any, sizer: Sizer, options: dict[str, Any]) -> bool:
+    """Are the splitter's counts the sizer's exact counts? A recursive splitter from
+    ``from_tiktoken_encoder`` on the sizer's own tiktoken encoding, with LangChain's
+    default special-token handling (none allowed, all disallowed: a text with one
+    stops LangChain, so every count it makes is ``encode_ordinary``'s)."""
+    from ..tokens import TokenSizer
+
+    return (sizer.unit == "tokens" and isinstance(sizer, TokenSizer)
+            and type(sizer).count is TokenSizer.count
+            and not any(k in options for k in _TIKTOKEN_KEYWORDS)
+            and _plain_recursive(splitter))
+
+
+def _counting_copy(splitter: Any) -> tuple[Any, dict[str, int] | None]:
+    """A shallow copy of ``splitter`` for one call (the cached one is shared by
+    threads) whose length function keeps its count of each text it measures (each
+    text measured once: LangChain measures a separator and a split again on every
+    merge); ``(splitter, None)`` when it cannot be made so."""
+    import copy
+
+    length = getattr(splitter, "_length_function", None)
+    if not callable(length):
+        return splitter, None
+    counts: dict[str, int] = {}
+
+    def measured(text: str) -> int:
+        n = counts.get(text)
+        if n is None:
+            n = counts[text] = length(text)
+        return n
+
+    try:
+        running = copy.copy(splitter)
+        running._length_function = measured
+    except Exception:  # (a splitter that cannot be copied so)
+        return splitter, None
+    return running, counts
 
 
 def _probe_separators(splitter: Any, text: str) -> None:
@@ -643,15 +699,19 @@ class LangChainChunker:
                 kept = None
         if kept is None:
             tokens = isinstance(splitter, _module().TokenTextSplitter)
-            recording = None
+            recording = counts = None
             if tokens and text:  # its encoding of the text kept, to lay out its windows
                 from .windows import recording_copy
 
                 running, recording = recording_copy(splitter, "_tokenizer")
                 pieces = running.split_text(text)
+            elif text and _shares_counts(splitter, sizer, options):
+                # its counts kept (each text counted once) for the run that places its chunks
+                running, counts = _counting_copy(splitter)
+                pieces = running.split_text(text)
             else:
                 pieces = splitter.split_text(text) if text else []
-            counted = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
+            counted = _recursive_spans(splitter, doc, pieces, sizer, size, overlap, counts)
             if counted is not None and _plain_recursive(splitter):
                 kept = counted  # (the run's exact counts: nothing counted again)
             else:
