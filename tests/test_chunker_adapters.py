@@ -582,3 +582,10 @@ def test_shared_splitters_give_each_thread_its_own_chunks(name, options):
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(run, texts * 3))
     assert together == alone * 3
+
+
+def test_surrogate_check_finds_what_the_pattern_finds():
+    samples = ["", "plain ascii", "é and 日本", "🙂 emoji", "\ufffd", "\ue000\uffff"]
+    samples += [f"a{chr(c)}b" for c in range(0xD800, 0xE000, 0x3F)] + ["\ud83d\ude42", "x\udfff"]
+    for s in samples:
+        assert adapter._has_surrogates(s) == bool(adapter._SURROGATE.search(s)), repr(s)

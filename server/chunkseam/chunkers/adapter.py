@@ -72,6 +72,19 @@ class Piece:
     tokens: int | None = None
 
 
+def _has_surrogates(text: str) -> bool:
+    """Does ``text`` hold a lone surrogate? (What ``_SURROGATE`` finds, told at the
+    speed of ``str.isascii`` / a UTF-8 encode rather than a regular expression's scan:
+    UTF-8 refuses exactly the surrogates.)"""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def accepted_keywords(cls: Any) -> set[str]:
     """Keyword arguments ``cls(...)`` accepts, following ``**kwargs`` up the MRO."""
     from .pipeline import accepted_keywords as follow
@@ -454,8 +467,8 @@ class Adapter:
         # runs Rust or a tokenizer: as the built-in strategies do, the library gets
         # each replaced by U+FFFD, one code point for one, so every offset is the
         # same in the source; the chunks are spans of the source, sized by the sizer
-        text = _SURROGATE.sub("\ufffd", source)
-        surrogates = text != source
+        surrogates = _has_surrogates(source)
+        text = _SURROGATE.sub("\ufffd", source) if surrogates else source
         rest = {k: v for k, v in options.items() if k not in self.own_options}
         try:
             pieces = self.split_document(built, text, doc, options)
