@@ -386,16 +386,18 @@ def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i:
 
 
 def _token_spans(text: str, pieces: list[str], splitter: Any,
-                 ids: Any = None) -> list[tuple[int, int]] | None:
+                 recording: Any = None) -> list[tuple[int, int]] | None:
     """TokenTextSplitter's chunks as the token windows it decoded them from
-    (see :mod:`chunkseam.chunkers.windows`), or None. ``ids``: the splitter's own
-    encoding of ``text`` when it was kept (else the text is encoded again)."""
+    (see :mod:`chunkseam.chunkers.windows`), or None. ``recording``: what the
+    splitter's tokenizer encoded and decoded for ``text``, when kept (else the
+    text is encoded again)."""
     from .windows import tiktoken_bytes, token_lengths, token_window_spans
 
     enc = getattr(splitter, "_tokenizer", None)
     token_bytes = tiktoken_bytes(enc)
     if token_bytes is None:
         return None
+    ids = recording.ids_of(text) if recording is not None else None
     try:
         if ids is None:
             ids = enc.encode(  # type: ignore[union-attr]
@@ -404,8 +406,9 @@ def _token_spans(text: str, pieces: list[str], splitter: Any,
         size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
     except (AttributeError, TypeError, ValueError):
         return None
+    decoded = recording.decodes if recording is not None and recording.ids is ids else None
     return token_window_spans(text, ids, token_bytes, size, overlap, pieces,
-                              lengths=token_lengths(enc))
+                              lengths=token_lengths(enc), decoded=decoded)
 
 
 def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
@@ -717,8 +720,7 @@ class LangChainChunker:
             else:
                 spans = [(a, b) for a, b, _t in counted] if counted is not None else None
                 if spans is None and tokens:
-                    spans = _token_spans(text, pieces, splitter,
-                                         recording.ids_of(text) if recording else None)
+                    spans = _token_spans(text, pieces, splitter, recording)
                 if spans is None:
                     try:
                         spans = locate(text, pieces, sizer, overlap=overlap,
