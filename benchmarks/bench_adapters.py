@@ -6,8 +6,11 @@ every adapter (``llamaindex``, ``chonkie``, ``semchunk``, ``text-splitter``,
 ``haystack``, and ``langchain`` for reference) is timed against its library
 called directly, configured the same way (the same offline tiktoken
 ``Encoding``) — what a user's own pipeline costs. The adapter adds option
-checking, its cache lookup, span resolution (verifying native offsets or the
-tracked search) and the ``Chunk`` objects with their token counts.
+checking, its cache lookup, span resolution (verifying native offsets, the
+token windows laid out from the library's own encoding, or the tracked search)
+and the ``Chunk`` objects; a chunk's token count (and its oversize flag, judged
+from it) is taken when first read, so it is not in the adapter's time unless
+the library gave it.
 
 Passes are interleaved (library, adapter, library, adapter …), the garbage
 collector is paused during each, each pass starts with a fresh sizer (empty

@@ -513,3 +513,79 @@ def test_llamaindex_reader_table_and_excluded_keys_as_llamaindex_splits():
         len(run("llamaindex", text, size=64, overlap=8))
     with pytest.raises(ValueError, match="option 'reader' must be"):
         run("llamaindex", text, size=64, overlap=8, reader="Bogus")
+
+
+def test_oversize_is_judged_from_the_count_when_first_read():
+    """chonkie's RecursiveChunker sizes in tokens: a chunk is oversize when the
+    sizer's count is over the size, and the adapter counts it only when tokens or
+    oversize is first read; the lazy chunk equals, pickles and is replaced as the
+    eager one. (The sizer here counts each token twice, so that some chunks chonkie
+    made within the size are over it.)"""
+    import dataclasses
+    import pickle
+
+    need("chonkie")
+    from chunkseam.core.chunk import Chunk
+
+    calls = []
+
+    class Counting:
+        unit, name, approximate = "tokens", "cl100k_base", False
+        encoding = TOK.encoding
+
+        def count(self, text):
+            calls.append(text)
+            return 2 * TOK.count(text)
+
+    text = ("Short opening line.\n\n" + "Words of a long paragraph. " * 6 + "\n\n"
+            + "Closing words here and more. " * 20)
+    ours = chunkers.get("chonkie").chunk(Document(text), Counting(), size=40, overlap=0)
+    assert len(ours) > 2 and calls == []
+    flags = [c.oversize for c in ours]
+    assert len(calls) == len(ours)  # each chunk counted once, for its oversize
+    assert flags == [2 * TOK.count(c.text) > 40 for c in ours] and any(flags) and not all(flags)
+    assert [c.tokens for c in ours] == [2 * TOK.count(c.text) for c in ours]
+    assert len(calls) == len(ours)  # (the count is kept)
+    for c in ours:
+        eager = Chunk(c.start, c.end, c.index, source=text, tokens=c.tokens,
+                      strategy=c.strategy, oversize=c.oversize, meta=c.meta)
+        again = pickle.loads(pickle.dumps(c))
+        assert c == eager and type(again) is Chunk and again == eager
+        moved = dataclasses.replace(c, index=c.index + 1)
+        assert (moved.index, moved.tokens, moved.oversize) == (c.index + 1, c.tokens, c.oversize)
+
+
+@pytest.mark.parametrize("name,options", [
+    ("chonkie", {"splitter": "TokenChunker"}),
+    ("llamaindex", {"splitter": "TokenTextSplitter"}),
+    ("langchain", {"splitter": "TokenTextSplitter"}),
+    ("langchain", {}),
+])
+def test_shared_splitters_give_each_thread_its_own_chunks(name, options):
+    """One cached splitter serves every worker thread: the per-call state (the
+    library's encoding of the document, its counts) never crosses documents."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    need({"chonkie": "chonkie", "llamaindex": "llama_index.core.node_parser",
+          "langchain": "langchain_text_splitters"}[name])
+    chunker = chunkers.get(name)
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "é", "日本", "🙂", "\n\n", "x" * 30, "."]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randrange(50, 400)))
+             for _ in range(24)]
+
+    def run(text):
+        return [(c.start, c.end, c.tokens, c.oversize, c.meta.get("library_text"))
+                for c in chunker.chunk(Document(text), TOK, size=48, overlap=8, **options)]
+
+    alone = [run(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(run, texts * 3))
+    assert together == alone * 3
+
+
+def test_surrogate_check_finds_what_the_pattern_finds():
+    samples = ["", "plain ascii", "é and 日本", "🙂 emoji", "\ufffd", "\ue000\uffff"]
+    samples += [f"a{chr(c)}b" for c in range(0xD800, 0xE000, 0x3F)] + ["\ud83d\ude42", "x\udfff"]
+    for s in samples:
+        assert adapter._has_surrogates(s) == bool(adapter._SURROGATE.search(s)), repr(s)

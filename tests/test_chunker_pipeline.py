@@ -292,3 +292,55 @@ def test_cli_chunks_json_and_validate():
     assert all(0 <= i.start <= i.end <= len(text) for i in given)
     stats = statistics(chunkseam.chunk(doc, "langchain", size=60), made)
     assert stats.chunks == len(rows)
+
+
+def test_escape_is_regex_escape_over_every_code_point():
+    # CharacterTextSplitter's re-joined chunks are found by a pattern of their escaped
+    # pieces: the one-translate escape must give regex.escape's string exactly
+    import regex
+
+    every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
+    assert pipeline._escape(every) == regex.escape(every)
+    assert pipeline._escape("a b.c\n(x)") == "a\\ b\\.c\\\n\\(x\\)"
+
+
+@pytest.mark.parametrize("text", [
+    "x" * 3000,
+    "日本語のテキストと絵文字 🙂👨‍👩‍👧 " * 120,
+    "Replacement \ufffd in the source, é and ü. " * 90,
+    "Stop at <|endoftext|> here. " * 60,
+    "short",
+])
+def test_token_windows_from_the_library_decodes_are_the_token_by_token_ones(text):
+    # the windows' byte offsets taken from TokenTextSplitter's own decodes equal the
+    # ones measured token by token (and the spans, whichever way, are the same)
+    from chunkseam.chunkers.windows import (
+        recording_copy,
+        tiktoken_bytes,
+        token_lengths,
+        token_window_spans,
+    )
+
+    splitter = pipeline.get_splitter(TOK, size=64, overlap=16, splitter="TokenTextSplitter",
+                                     allowed_special="all")
+    running, recording = recording_copy(splitter, "_tokenizer")
+    pieces = running.split_text(text)
+    enc = splitter._tokenizer
+    ids = recording.ids_of(text)
+    assert ids is not None and len(recording.decodes) >= len(pieces) >= 1
+    common = (text, ids, tiktoken_bytes(enc), 64, 16, pieces)
+    lengths = token_lengths(enc)
+    fast = token_window_spans(*common, lengths=lengths, decoded=recording.decodes)
+    slow = token_window_spans(*common, lengths=lengths)
+    assert fast is not None and fast == slow
+    assert token_window_spans(*common, lengths=lengths, decoded=recording.decodes[:-1]) == slow
+    if len(pieces) > 2 and "\ufffd" not in "".join(pieces):  # decodes used: overlaps measured only
+        looked: list[int] = []
+
+        class Table:
+            def __getitem__(self, i):
+                looked.append(i)
+                return lengths[i]
+
+        assert token_window_spans(*common, lengths=Table(), decoded=recording.decodes) == slow
+        assert 0 < len(looked) < len(ids) // 2

@@ -531,7 +531,7 @@ def _options(options: dict[str, Any]) -> tuple[tuple[str, ...], bool | str, bool
     return tuple(separators), keep, strip, is_regex
 
 
-def _measurer(sizer: Sizer) -> Callable[[str], int]:
+def _measurer(sizer: Sizer, known: dict[str, int] | None = None) -> Callable[[str], int]:
     if sizer.unit == "chars" and not getattr(sizer, "approximate", False):
         return len
     count: Callable[[str], int] = sizer.count
@@ -545,8 +545,10 @@ def _measurer(sizer: Sizer) -> Callable[[str], int]:
             return len(encode(text))
 
         count = count_direct
+    else:
+        known = None  # (counts known are the exact tiktoken counts of TokenSizer.count)
 
-    return memo_count(count)
+    return memo_count(count, known)
 
 
 def recursive_spans(
@@ -584,11 +586,14 @@ def run_key(sizer: Sizer, size: int, overlap: int, options: dict[str, Any]) -> t
 
 
 def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0,
-                     previous: tuple | None = None, **options: Any) -> Any:
-    """The top-level run (:class:`chunkseam.chunkers.incremental.RecursiveRun`) of
-    ``recursive`` over ``doc``, updated from the run of the document it was
-    edited from when that one is still known (see :mod:`chunkseam.chunkers.incremental`), or from
-    ``previous`` (``(run, start, end, inserted)``) when given."""
+                     previous: tuple | None = None, known_counts: dict[str, int] | None = None,
+                     **options: Any) -> Any:
+    """The top-level run (:class:`RecursiveRun`) of ``recursive`` over ``doc``,
+    updated from the run of the document it was edited from when that one is
+    still known (see :mod:`chunkseam.chunkers.incremental`), or from
+    ``previous`` (``(run, start, end, inserted)``) when given. ``known_counts``:
+    texts already counted by the sizer's exact tiktoken count (another run over
+    the same text, e.g. LangChain's own), used instead of counting them again."""
 
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise ValueError(f"recursive: size must be a positive integer, got {size!r}")
@@ -603,7 +608,7 @@ def recursive_chunks(doc: Document, sizer: Sizer, *, size: int, overlap: int = 0
         if kept is not None:
             return kept
     text = doc.text
-    measure = _measurer(sizer)
+    measure = _measurer(sizer, known_counts)
     run = _Run(text, size, overlap, keep, strip, is_regex, measure)
     counter = None if measure is len else SpanCounter(text, sizer, measure)
     if previous is None and key is not None:

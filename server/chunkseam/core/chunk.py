@@ -75,6 +75,18 @@ class LazyChunk(Chunk):
     def tokens(self, value: int) -> None:
         self.__dict__["_tokens"] = value
 
+    @property  # type: ignore[override]
+    def oversize(self) -> bool:  # noqa: D102
+        d = self.__dict__
+        v = d.get("_oversize")
+        if v is None:  # judged from the count, when first read
+            v = d["_oversize"] = bool(d["_over"](self.tokens))
+        return v
+
+    @oversize.setter
+    def oversize(self, value: bool) -> None:
+        self.__dict__["_oversize"] = value
+
     def _key(self) -> tuple:
         return (self.start, self.end, self.index, self.tokens, self.strategy, self.heading_path,
                 self.oversize)
@@ -94,11 +106,18 @@ class LazyChunk(Chunk):
 
 
 def lazy_chunk(start: int, end: int, index: int, source: str, count: Any, strategy: str,
-               oversize: bool, meta: dict[str, Any]) -> Chunk:
-    """A chunk whose token count ``count(text)`` is taken when first asked for."""
+               oversize: Any, meta: dict[str, Any]) -> Chunk:
+    """A chunk whose token count ``count(text)`` is taken when first asked for.
+    ``oversize``: a bool, or a function of the count (``over(tokens) -> bool``),
+    called when ``oversize`` is first read (so also counted only then)."""
     chunk = _new(LazyChunk)
-    chunk.__dict__.update(start=start, end=end, index=index, source=source, _count=count,
-                          strategy=strategy, heading_path=(), oversize=oversize, meta=meta)
+    d = chunk.__dict__
+    d.update(start=start, end=end, index=index, source=source, _count=count,
+             strategy=strategy, heading_path=(), meta=meta)
+    if isinstance(oversize, bool):
+        d["_oversize"] = oversize
+    else:
+        d["_over"] = oversize
     return chunk
 
 

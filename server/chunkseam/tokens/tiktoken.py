@@ -891,10 +891,13 @@ def sizer_for(settings: Any) -> Sizer:
     )
 
 
-def memo_count(count: Callable[[str], int]) -> Callable[[str], int]:
+def memo_count(count: Callable[[str], int],
+               cache: dict[str, int] | None = None) -> Callable[[str], int]:
     """``count`` with a cache for one chunking call (pieces such as "\n\n"
-    repeat within a document; the cache dies with the call)."""
-    cache: dict[str, int] = {}
+    repeat within a document; the cache dies with the call). ``cache``: counts
+    already known (exactly ``count``'s), kept in and added to."""
+    if cache is None:
+        cache = {}
 
     def measure(text: str) -> int:
         n = cache.get(text)

@@ -26,6 +26,7 @@ TeraflopAI, Code).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from chunkseam.tokens.tiktoken import Sizer
@@ -87,15 +88,31 @@ class ChonkieAdapter(Adapter):
             kwargs["chunk_overlap"] = overlap
         return cls(tokenizer=self.tokenizer(sizer), chunk_size=size, **kwargs)
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: per thread: TokenChunker's own encoding of the document last split
+        self._recorded = threading.local()
+
     def split(self, built: Any, text: str) -> list[Piece]:
         # chonkie's token_count is not the count of the chunk text: RecursiveChunker
         # sums its pieces' counts (tokens across a join differ), so the sizer counts
-        return [Piece(c.text, c.start_index, c.end_index) for c in built.chunk(text)]
+        running, recording = built, None
+        if type(built).__name__ == "TokenChunker":
+            # its encoding of the text kept, to lay out its windows without encoding again
+            from chunkseam.chunkers.windows import recording_copy
+
+            running, recording = recording_copy(built, "_tokenizer")
+        self._recorded.value = (built, recording)
+        return [Piece(c.text, c.start_index, c.end_index) for c in running.chunk(text)]
 
 
     def resolve_spans(self, text: str, pieces: list[Piece], **kw: Any) -> tuple[list[tuple[int, int]], str]:
         if kw["splitter"] == "TokenChunker" and text.strip():
-            spans = self._windows(text, pieces, kw["built"], kw["sizer"])
+            built, recording = getattr(self._recorded, "value", (None, None))
+            self._recorded.value = (None, None)
+            ids = recording.ids_of(text) if recording is not None and built is kw["built"] \
+                else None
+            spans = self._windows(text, pieces, kw["built"], kw["sizer"], ids)
             if spans is not None:
                 return spans, "token-windows"
         try:
@@ -115,16 +132,18 @@ class ChonkieAdapter(Adapter):
         return not (splitter == "TokenChunker" and sizer.unit == "tokens")
 
     @staticmethod
-    def _windows(text: str, pieces: list[Piece], built: Any,
-                 sizer: Sizer) -> list[tuple[int, int]] | None:
-        """TokenChunker's chunks as the token windows they were decoded from."""
+    def _windows(text: str, pieces: list[Piece], built: Any, sizer: Sizer,
+                 ids: Any = None) -> list[tuple[int, int]] | None:
+        """TokenChunker's chunks as the token windows they were decoded from
+        (``ids``: chonkie's own encoding of ``text``, else it is encoded again)."""
         from chunkseam.chunkers.windows import tiktoken_bytes, token_lengths, token_window_spans
 
         token_bytes = tiktoken_bytes(getattr(sizer, "encoding", None))
         if token_bytes is None or sizer.unit != "tokens":
             return None
         try:
-            ids = built.tokenizer.encode(text)
+            if ids is None:
+                ids = built.tokenizer.encode(text)
             size, overlap = int(built.chunk_size), int(built.chunk_overlap)
         except Exception:  # other chonkie internals: the verified search instead
             return None

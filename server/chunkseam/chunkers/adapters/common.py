@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from chunkseam.core.errors import LibraryError  # noqa: F401  (re-exported)
-from chunkseam.core.chunk import Chunk, lazy_chunk
+from chunkseam.core.chunk import Chunk, chunk_of, lazy_chunk
 from chunkseam.document.text import Document
 from chunkseam.tokens.tiktoken import Sizer
 
@@ -73,14 +73,44 @@ class Piece:
     tokens: int | None = None
 
 
+def _has_surrogates(text: str) -> bool:
+    """Does ``text`` hold a lone surrogate? (What ``_SURROGATE`` finds, told at the
+    speed of ``str.isascii`` / a UTF-8 encode rather than a regular expression's scan:
+    UTF-8 refuses exactly the surrogates.)"""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def accepted_keywords(cls: Any) -> set[str]:
     """Keyword arguments ``cls(...)`` accepts, following ``**kwargs`` up the MRO."""
-    from chunkseam.chunkers.adapters.langchain import accepted_keywords as follow
-
     if not isinstance(cls, type):  # a factory function (semchunk.chunkerify)
         params = inspect.signature(cls).parameters.values()
         return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    return follow(cls)
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        if klass is object:
+            break
+        try:
+            params = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            break
+        forwards = False
+        for p in params:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                names.add(p.name)
+            elif p.kind is p.VAR_KEYWORD:
+                forwards = True
+        if not forwards:
+            break
+    return names
 
 
 def freeze(options: dict[str, Any]) -> str:
@@ -392,7 +422,7 @@ class Adapter:
         native = verified_native(text, pieces, sizer, check, overlap)
         if native is not None:
             return native, "native"
-        from chunkseam.chunkers.adapters.langchain import locate
+        from chunkseam.chunkers.adapters.placing import locate
 
         texts = [p.text for p in pieces]
         tracked_overlap = self.tracked_overlap(splitter, sizer, overlap, options)
@@ -449,8 +479,8 @@ class Adapter:
         # runs Rust or a tokenizer: as the built-in strategies do, the library gets
         # each replaced by U+FFFD, one code point for one, so every offset is the
         # same in the source; the chunks are spans of the source, sized by the sizer
-        text = _SURROGATE.sub("\ufffd", source)
-        surrogates = text != source
+        surrogates = _has_surrogates(source)
+        text = _SURROGATE.sub("\ufffd", source) if surrogates else source
         rest = {k: v for k, v in options.items() if k not in self.own_options}
         try:
             pieces = self.split_document(built, text, doc, options)
@@ -473,24 +503,28 @@ class Adapter:
             meta["approximate"] = True
         counts = [p.tokens for p in pieces if p.text] if how == "native" and not surrogates else []
         chunks: list[Chunk] = []
-        lazy = not self.oversize_counts(splitter, rest, sizer)
+        # without a size in the sizer's unit to hold a chunk to, no chunk is oversize;
+        # else it is judged from the count: either way counted when first asked for
+        oversize = self.oversize
+
+        def judge(tokens: int) -> bool:
+            return oversize(tokens, size, splitter, rest, sizer=sizer)
+
+        over: Any = judge if self.oversize_counts(splitter, rest, sizer) else False
+
+        count = sizer.count
+        name = self.name
+        same = bool(library_texts)
         for i, (start, end) in enumerate(spans):
-            if lazy and not (i < len(counts) and counts[i] is not None):
-                # no size in the sizer's unit to hold the chunk to: counted when asked for
-                chunk_meta = dict(meta)
-                if library_texts and library_texts[i] != text[start:end]:
-                    chunk_meta["library_text"] = library_texts[i]
-                chunks.append(lazy_chunk(start, end, i, source, sizer.count, self.name, False,
-                                         chunk_meta))
-                continue
-            tokens = counts[i] if i < len(counts) and counts[i] is not None else \
-                sizer.count(source[start:end])
             chunk_meta = dict(meta)
-            if library_texts and library_texts[i] != text[start:end]:
+            if same and library_texts[i] != text[start:end]:
                 chunk_meta["library_text"] = library_texts[i]
-            chunks.append(Chunk(start, end, i, source=source, tokens=tokens, strategy=self.name,
-                                oversize=self.oversize(tokens, size, splitter, rest, sizer=sizer),
-                                meta=chunk_meta))
+            tokens = counts[i] if i < len(counts) else None
+            if tokens is None:
+                chunks.append(lazy_chunk(start, end, i, source, count, name, over, chunk_meta))
+                continue
+            chunks.append(chunk_of(start, end, i, source, tokens, name, (), judge(tokens),
+                                   chunk_meta))
         return chunks
 
     def oversize_counts(self, splitter: str, options: dict[str, Any], sizer: Sizer) -> bool:

@@ -57,6 +57,7 @@ chunk, the splitter and the cause: offsets are never invented.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
@@ -68,7 +69,8 @@ from chunkseam.core.chunk import Chunk
 from chunkseam.document.text import Document
 from chunkseam.tokens.tiktoken import Sizer, TokenizerUnavailable
 from chunkseam.chunkers import register
-from chunkseam.chunkers.adapters.common import gaps
+from chunkseam.chunkers.adapters.common import accepted_keywords, gaps
+from chunkseam.chunkers.adapters.placing import locate
 
 name = "langchain"
 description = (
@@ -96,8 +98,6 @@ _TIKTOKEN_KEYWORDS = ("allowed_special", "disallowed_special")
 _patch_lock = threading.Lock()
 _cache_lock = threading.Lock()
 _CACHE_SIZE = 32
-#: how many preceding chunks `locate` re-places one by one before all at once
-_BACKTRACK = 32
 _NON_SPACE = re.compile(r"\S")
 #: (splitter, unit, encoding id, size, overlap, options) -> splitter instance
 _splitters: dict[tuple[Any, ...], Any] = {}
@@ -136,30 +136,6 @@ def splitter_class(splitter: Any) -> Any:
             f"{MODULE}, one of {', '.join(known)}"
         )
     return cls
-
-
-def accepted_keywords(cls: type) -> set[str]:
-    """Keyword arguments ``cls(...)`` accepts, following ``**kwargs`` up the MRO."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        if klass is object:
-            break
-        try:
-            params = list(inspect.signature(init).parameters.values())[1:]
-        except (TypeError, ValueError):
-            break
-        forwards = False
-        for p in params:
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-                names.add(p.name)
-            elif p.kind is p.VAR_KEYWORD:
-                forwards = True
-        if not forwards:
-            break
-    return names
 
 
 def _check_options(cls: type, splitter: str, options: dict[str, Any], unit: str) -> None:
@@ -241,14 +217,16 @@ def get_splitter(sizer: Sizer, *, size: int, overlap: int = 0, **options: Any) -
     splitter = options.pop("splitter", None)
     if splitter is None:
         splitter = DEFAULT_SPLITTER
-    cls = splitter_class(splitter)
-    _check_options(cls, splitter, options, sizer.unit)
     key = (splitter, sizer.unit, id(getattr(sizer, "encoding", None)), sizer.name, size,
            overlap, _freeze(options))
-    with _cache_lock:
-        hit = _splitters.get(key)
-    if hit is not None:
-        return hit
+    if isinstance(splitter, str):  # (a splitter is built only once its options checked out)
+        _module()  # (the library still there)
+        with _cache_lock:
+            hit = _splitters.get(key)
+        if hit is not None:
+            return hit
+    cls = splitter_class(splitter)
+    _check_options(cls, splitter, options, sizer.unit)
     built = _build(cls, splitter, sizer, size, overlap, options)
     with _cache_lock:
         if len(_splitters) >= _CACHE_SIZE:
@@ -257,148 +235,30 @@ def get_splitter(sizer: Sizer, *, size: int, overlap: int = 0, **options: Any) -
     return built
 
 
-def _token_floor(sizer: Sizer, text: str, start: int, end: int, budget: int) -> int:
-    """The start of the last ``budget`` tokens of ``text[start:end]`` (a char
-    offset, rounded down; ``start`` when it has no more tokens or cannot tell)."""
-    encoding = getattr(sizer, "encoding", None)
-    if encoding is None:
-        return start
-    chunk = text[start:end]
-    ids = encoding.encode_ordinary(chunk)
-    if len(ids) <= budget:
-        return start
-    try:
-        raw = chunk.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: tiktoken replaced them
-        return start
-    tail = sum(len(encoding.decode_single_token_bytes(t)) for t in ids[-budget:])
-    cut = len(raw) - tail
-    if cut <= 0:
-        return start
-    return start + len(raw[:cut].decode("utf-8", "ignore"))
-
-
-def locate(text: str, pieces: list[str], sizer: Sizer, *, overlap: int = 0,
-           splitter: str = DEFAULT_SPLITTER, label: str = "langchain") -> list[tuple[int, int]]:
-    """The spans of ``pieces`` (chunk texts, in order) in ``text`` by tracked search.
-
-    Chunk ``i`` is never looked for before chunk ``i - 1``'s start. LangChain's
-    overlap is the tail of the previous chunk that measures at most
-    ``overlap`` (characters, or tokens — with a little slack, as a region is
-    tokenized in context), so the search first starts where that tail starts:
-    a copy of the chunk's text earlier inside the previous chunk (repeated
-    text) is not taken for it. Within that window, and no later than the
-    first non-space character after the previous chunk (the splitters leave
-    no text out), an occurrence that ends after the previous chunk is
-    preferred (every LangChain chunk but a whitespace-stripped corner case
-    adds new text), and a chunk equal to the previous one is looked for after
-    the previous start; when nothing is found so, the search widens to the
-    previous start and then to the rest of the document.
-
-    Those preferences can, on highly repetitive text, put a chunk too late for
-    a following one (LangChain can even emit one span twice). Then the
-    preceding chunks are placed again, nearest first, at their earliest
-    positions from the chunk before them, until the failing chunk fits. Only
-    when no placement at all keeps the starts in order is it an error.
-    """
-    pieces = [p for p in pieces if p]
-    spans: list[tuple[int, int]] = []
-    i = 0
-    while i < len(pieces):
-        prev = spans[-1] if spans else None
-        found = _place(text, pieces[i], prev, pieces[i - 1] if i else None, sizer, overlap)
-        if found < 0:
-            found = _replace_back(text, pieces, spans, i)
-        if found < 0:
-            prev_start = prev[0] if prev else 0
-            where = "in the document" if text.find(pieces[i]) < 0 else (
-                f"at or after the previous chunk's start (offset {prev_start})")
-            if "\ufffd" in pieces[i] and "\ufffd" not in text:
-                why = ("the library decoded a window of tokens that cuts a character in two: "
-                       "U+FFFD stands for its bytes")
-            elif label == "langchain" and getattr(splitter, "startswith", None) and \
-                    "Token" not in splitter:
-                why = ("the splitter re-joined pieces with text that is not in the document, "
-                       "e.g. keep_separator = false over a run of separators")
-            else:
-                why = "the library rewrote its text"
-            raise ValueError(
-                f"{label}: chunk {i} of {splitter} is not a span of the source: "
-                f"its text {_preview(pieces[i])} does not occur {where} ({why}); "
-                "chunkseam cannot give it true offsets"
-            )
-        spans.append((found, found + len(pieces[i])))
-        i += 1
-    return spans
-
-
-def _place(text: str, piece: str, prev: tuple[int, int] | None, prev_text: str | None,
-           sizer: Sizer, overlap: int) -> int:
-    """Where ``piece`` starts after the chunk at ``prev`` (-1: nowhere)."""
-    if prev is None:
-        return text.find(piece)
-    prev_start, prev_end = prev
-    if overlap == 0:
-        floor = prev_end
-    elif sizer.unit == "chars":
-        floor = max(prev_start, prev_end - overlap)
-    else:
-        budget = overlap + max(4, overlap // 4)
-        floor = _token_floor(sizer, text, prev_start, prev_end, budget)
-    if piece == prev_text:
-        floor = max(floor, prev_start + 1)
-    # LangChain's splitters leave no text out, so a chunk starts no later than the
-    # first non-space character after the previous chunk: search up to there first
-    gap = _NON_SPACE.search(text, prev_end)
-    limit = (gap.start() if gap else len(text)) + len(piece)
-    windows = ((max(floor, prev_end - len(piece) + 1), limit), (floor, limit),
-               (prev_start, limit), (floor, len(text)), (prev_start, len(text)))
-    for lo, hi in dict.fromkeys(windows):
-        found = text.find(piece, lo, hi)
-        if found >= 0:
-            return found
-    return -1
-
-
-def _replace_back(text: str, pieces: list[str], spans: list[tuple[int, int]], i: int) -> int:
-    """Place chunks ``j..i-1`` again at their earliest in-order positions, for
-    ``j = i-1, i-2, …``, until chunk ``i`` can be found; updates ``spans`` and
-    returns chunk ``i``'s start (-1 when no placement allows it)."""
-    if text.find(pieces[i]) < 0:
-        return -1
-    # the nearest chunks one by one (bounded), then all of them at once
-    for j in dict.fromkeys([*range(i - 1, max(i - 1 - _BACKTRACK, -1), -1), 0]):
-        cursor = spans[j - 1][0] if j else 0
-        placed: list[tuple[int, int]] = []
-        for k in range(j, i + 1):
-            found = text.find(pieces[k], cursor)
-            if found < 0:
-                break
-            placed.append((found, found + len(pieces[k])))
-            cursor = found
-        else:
-            spans[j:] = placed[:-1]
-            return placed[-1][0]
-    return -1
-
-
-def _token_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
+def _token_spans(text: str, pieces: list[str], splitter: Any,
+                 recording: Any = None) -> list[tuple[int, int]] | None:
     """TokenTextSplitter's chunks as the token windows it decoded them from
-    (see :mod:`chunkseam.chunkers.windows`), or None."""
+    (see :mod:`chunkseam.chunkers.windows`), or None. ``recording``: what the
+    splitter's tokenizer encoded and decoded for ``text``, when kept (else the
+    text is encoded again)."""
     from chunkseam.chunkers.windows import tiktoken_bytes, token_lengths, token_window_spans
 
     enc = getattr(splitter, "_tokenizer", None)
     token_bytes = tiktoken_bytes(enc)
     if token_bytes is None:
         return None
+    ids = recording.ids_of(text) if recording is not None else None
     try:
-        ids = enc.encode(text, allowed_special=splitter._allowed_special,  # type: ignore[union-attr]
-                         disallowed_special=splitter._disallowed_special)
+        if ids is None:
+            ids = enc.encode(  # type: ignore[union-attr]
+                text, allowed_special=splitter._allowed_special,
+                disallowed_special=splitter._disallowed_special)
         size, overlap = int(splitter._chunk_size), int(splitter._chunk_overlap)
     except (AttributeError, TypeError, ValueError):
         return None
+    decoded = recording.decodes if recording is not None and recording.ids is ids else None
     return token_window_spans(text, ids, token_bytes, size, overlap, pieces,
-                              lengths=token_lengths(enc))
+                              lengths=token_lengths(enc), decoded=decoded)
 
 
 def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[int, int]] | None:
@@ -422,7 +282,7 @@ def _rejoined_spans(text: str, pieces: list[str], splitter: Any) -> list[tuple[i
     spans: list[tuple[int, int]] = []
     for piece in pieces:
         parts = piece.split(separator)
-        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in parts))
+        pattern = regex.compile(f"(?:{sep})+".join(_escape(p) for p in parts))
         found = None
         # from where the overlap could begin first (repeated text has earlier copies),
         # then from the previous chunk's start
@@ -453,7 +313,7 @@ def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
     from chunkseam.core import budget
     out: list[tuple[int, int]] = []
     for piece in reversed(pieces):
-        pattern = regex.compile(f"(?:{sep})+".join(regex.escape(p) for p in piece.split(separator)))
+        pattern = regex.compile(f"(?:{sep})+".join(_escape(p) for p in piece.split(separator)))
         try:
             if not out:  # the last chunk: the last copy
                 found = regex.compile(pattern.pattern, flags=regex.REVERSE).search(
@@ -482,8 +342,18 @@ def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
     return None if gaps(text, out) else out
 
 
-def _preview(s: str, n: int = 60) -> str:
-    return repr(s if len(s) <= n else s[: n - 1] + "…")
+@functools.lru_cache(maxsize=1)
+def _escapes() -> dict[int, str]:
+    # the characters regex.escape escapes: its metacharacters and whitespace (str.isspace;
+    # none above U+3000, which tests/test_chunker_pipeline.py checks over every code point)
+    return {i: "\\" + chr(i) for i in range(0x3001)
+            if chr(i) in "()[]{}?*+|^$\\.-#&~" or chr(i).isspace()}
+
+
+def _escape(text: str) -> str:
+    """``regex.escape(text)`` (the same string), by one ``str.translate``: a
+    chunk's text is escaped whole, and ``regex.escape`` goes a character at a time."""
+    return text.translate(_escapes())
 
 
 def _plain_recursive(splitter: Any) -> bool:
@@ -507,13 +377,17 @@ def _recursive_options(splitter: Any) -> dict[str, Any]:
 
 
 def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Sizer, size: int,
-                     overlap: int) -> list[tuple[int, int]] | None:
+                     overlap: int, counts: dict[str, int] | None = None
+                     ) -> list[tuple[int, int, int]] | None:
     """For a ``RecursiveCharacterTextSplitter`` (and its Markdown, Python, LaTeX …
     subclasses): the spans of chunkseam's own ``recursive`` run with the
     splitter's separators, when — and only when — it gives exactly LangChain's
     chunk texts. Its spans come from the pieces, so they are exact even where
     a string search is ambiguous (long runs of one character, chunks repeated
-    within the overlap). None when it does not apply or differs."""
+    within the overlap), each with the run's exact count of its text (the sizer's
+    count, see :class:`~chunkseam.chunkers.recursive.SpanCounter`). None when it
+    does not apply or differs. ``counts``: LangChain's own counts of the texts it
+    measured, when they are the sizer's (the run counts only the others)."""
     base = getattr(_module(), "RecursiveCharacterTextSplitter", None)
     if base is None or not isinstance(splitter, base):
         return None
@@ -521,16 +395,55 @@ def _recursive_spans(splitter: Any, doc: Document, pieces: list[str], sizer: Siz
     try:
         from chunkseam.chunkers.recursive import recursive_chunks
 
-        run = recursive_chunks(doc, sizer, size=size, overlap=overlap,
+        run = recursive_chunks(doc, sizer, size=size, overlap=overlap, known_counts=counts,
                                **_recursive_options(splitter))
     except (AttributeError, TypeError, ValueError):  # another LangChain version, odd options
         return None
-    spans = [(start, end) for _step, start, end, _t in run.emits]
+    spans = [(start, end, tokens) for _step, start, end, tokens in run.emits]
     if len(spans) != len(pieces) or any(
-        text[a:b] != piece for (a, b), piece in zip(spans, pieces)
+        text[a:b] != piece for (a, b, _t), piece in zip(spans, pieces)
     ):
         return None
     return spans
+
+
+def _shares_counts(splitter: Any, sizer: Sizer, options: dict[str, Any]) -> bool:
+    """Are the splitter's counts the sizer's exact counts? A recursive splitter from
+    ``from_tiktoken_encoder`` on the sizer's own tiktoken encoding, with LangChain's
+    default special-token handling (none allowed, all disallowed: a text with one
+    stops LangChain, so every count it makes is ``encode_ordinary``'s)."""
+    from chunkseam.tokens.tiktoken import TokenSizer
+
+    return (sizer.unit == "tokens" and isinstance(sizer, TokenSizer)
+            and type(sizer).count is TokenSizer.count
+            and not any(k in options for k in _TIKTOKEN_KEYWORDS)
+            and _plain_recursive(splitter))
+
+
+def _counting_copy(splitter: Any) -> tuple[Any, dict[str, int] | None]:
+    """A shallow copy of ``splitter`` for one call (the cached one is shared by
+    threads) whose length function keeps its count of each text it measures (each
+    text measured once: LangChain measures a separator and a split again on every
+    merge); ``(splitter, None)`` when it cannot be made so."""
+    import copy
+
+    length = getattr(splitter, "_length_function", None)
+    if not callable(length):
+        return splitter, None
+    counts: dict[str, int] = {}
+
+    def measured(text: str) -> int:
+        n = counts.get(text)
+        if n is None:
+            n = counts[text] = length(text)
+        return n
+
+    try:
+        running = copy.copy(splitter)
+        running._length_function = measured
+    except Exception:  # (a splitter that cannot be copied so)
+        return splitter, None
+    return running, counts
 
 
 def _probe_separators(splitter: Any, text: str) -> None:
@@ -632,58 +545,69 @@ class LangChainChunker:
             except (AttributeError, TypeError, ValueError):
                 kept = None
         if kept is None:
-            pieces = splitter.split_text(text) if text else []
-            spans = _recursive_spans(splitter, doc, pieces, sizer, size, overlap)
-            verified = spans is not None and _plain_recursive(splitter)
-            if spans is None and isinstance(splitter, _module().TokenTextSplitter):
-                spans = _token_spans(text, pieces, splitter)
-            if spans is None:
-                try:
-                    spans = locate(text, pieces, sizer, overlap=overlap, splitter=splitter_name)
-                except ValueError:
-                    spans = _rejoined_spans(text, pieces, splitter)
-                    if spans is None:
-                        raise
-            if not verified and isinstance(splitter, _module().TokenTextSplitter) and \
-                    sizer.unit == "tokens":
-                # token windows of at most `size` of the sizer's tokens: none is oversize,
-                # each is counted when asked for
-                return self._lazy_chunks(text, spans, sizer, meta, pieces)
-            kept = [(start, end, sizer.count(text[start:end])) for start, end in spans]
-            if not verified:
-                return self._chunks(text, kept, size, meta, pieces)
+            tokens = isinstance(splitter, _module().TokenTextSplitter)
+            recording = counts = None
+            if tokens and text:  # its encoding of the text kept, to lay out its windows
+                from chunkseam.chunkers.windows import recording_copy
+
+                running, recording = recording_copy(splitter, "_tokenizer")
+                pieces = running.split_text(text)
+            elif text and _shares_counts(splitter, sizer, options):
+                # its counts kept (each text counted once) for the run that places its chunks
+                running, counts = _counting_copy(splitter)
+                pieces = running.split_text(text)
+            else:
+                pieces = splitter.split_text(text) if text else []
+            counted = _recursive_spans(splitter, doc, pieces, sizer, size, overlap, counts)
+            if counted is not None and _plain_recursive(splitter):
+                kept = counted  # (the run's exact counts: nothing counted again)
+            else:
+                spans = [(a, b) for a, b, _t in counted] if counted is not None else None
+                if spans is None and tokens:
+                    spans = _token_spans(text, pieces, splitter, recording)
+                if spans is None:
+                    try:
+                        spans = locate(text, pieces, sizer, overlap=overlap,
+                                       splitter=splitter_name)
+                    except ValueError:
+                        spans = _rejoined_spans(text, pieces, splitter)
+                        if spans is None:
+                            raise
+                # each chunk counted when first asked for; token windows hold at most
+                # `size` of the sizer's tokens: none is oversize
+                over = False if tokens and sizer.unit == "tokens" else size
+                return self._lazy_chunks(text, spans, sizer, meta, pieces, over)
         result = kept
         doc.memo(key, lambda: result)
         return self._chunks(text, kept, size, meta)
 
     @staticmethod
     def _lazy_chunks(text: str, spans: list[tuple[int, int]], sizer: Sizer,
-                     meta: dict[str, Any], pieces: list[str]) -> list[Chunk]:
+                     meta: dict[str, Any], pieces: list[str], size: int | bool) -> list[Chunk]:
+        """Chunks counted when first asked for; ``size``: oversize over it (False:
+        none is oversize)."""
         from chunkseam.core.chunk import lazy_chunk
 
+        over: Any = False if size is False else (lambda tokens: tokens > size)
+        count = sizer.count
         same = len(pieces) == len(spans)
         out = []
         for i, (start, end) in enumerate(spans):
             chunk_meta = dict(meta)
             if same and pieces[i] != text[start:end]:
+                # the library rewrote it (re-joined pieces, decoded token windows): its
+                # text is kept alongside the source span it came from
                 chunk_meta["library_text"] = pieces[i]
-            out.append(lazy_chunk(start, end, i, text, sizer.count, name, False, chunk_meta))
+            out.append(lazy_chunk(start, end, i, text, count, name, over, chunk_meta))
         return out
 
     @staticmethod
     def _chunks(text: str, spans: list[tuple[int, int, int]], size: int,
-                meta: dict[str, Any], pieces: list[str] | None = None) -> list[Chunk]:
-        out = []
-        same = pieces is not None and len(pieces) == len(spans)
-        for i, (start, end, tokens) in enumerate(spans):
-            chunk_meta = dict(meta)
-            if same and pieces[i] != text[start:end]:  # type: ignore[index]
-                # the library rewrote it (re-joined pieces, decoded token windows): its
-                # text is kept alongside the source span it came from
-                chunk_meta["library_text"] = pieces[i]  # type: ignore[index]
-            out.append(Chunk(start, end, i, source=text, tokens=tokens, strategy=name,
-                             oversize=tokens > size, meta=chunk_meta))
-        return out
+                meta: dict[str, Any]) -> list[Chunk]:
+        from chunkseam.core.chunk import chunk_of
+
+        return [chunk_of(start, end, i, text, tokens, name, (), tokens > size, dict(meta))
+                for i, (start, end, tokens) in enumerate(spans)]
 
 
 _CHUNKER = register(LangChainChunker())

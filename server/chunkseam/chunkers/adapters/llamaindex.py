@@ -285,8 +285,23 @@ def _split_placed(built: Any, text: str, chunk_size: int) -> list[Piece]:
         return [Piece(t, 0, 0) for t in built._split_text(text, chunk_size=chunk_size)]
     try:  # _split_text is _split then _merge: the splits are made once, merged twice
         raw = built._split(text, chunk_size)
-        chunks = built._merge(raw, chunk_size)
-        spans = _merge_spans(built, text, chunk_size, raw)
+        sizes: dict[str, int] | None = None
+        if type(built).__name__ == "TokenTextSplitter":
+            # its own _merge, with its tokenizer's count of each split kept for the
+            # second merge (and for the splits it counts again as it pops them)
+            sizes = {}
+            tokenizer = built._tokenizer
+
+            def counted(split: str) -> Any:
+                n = sizes.get(split)  # type: ignore[union-attr]
+                if n is None:
+                    n = sizes[split] = len(tokenizer(split))  # type: ignore[index]
+                return range(n)  # (only its length is used)
+
+            chunks = type(built)._merge(_merge_proxy(built, counted), raw, chunk_size)
+        else:
+            chunks = built._merge(raw, chunk_size)
+        spans = _merge_spans(built, text, chunk_size, raw, sizes)
     except Exception:  # other internals: the chunks are searched for instead
         chunks = built._split_text(text, chunk_size=chunk_size)
         spans = None
@@ -296,8 +311,14 @@ def _split_placed(built: Any, text: str, chunk_size: int) -> list[Piece]:
     return [Piece(t, s, e) for (s, e), t in zip(spans, chunks)]
 
 
-def _merge_spans(built: Any, text: str, chunk_size: int,
-                 raw: list[Any]) -> list[tuple[int, int]] | None:
+def _merge_proxy(built: Any, tokenizer: Any) -> Any:
+    """What TokenTextSplitter's ``_merge`` reads of its splitter, with another tokenizer."""
+    return types.SimpleNamespace(_tokenizer=tokenizer, chunk_overlap=built.chunk_overlap,
+                                 keep_whitespaces=built.keep_whitespaces)
+
+
+def _merge_spans(built: Any, text: str, chunk_size: int, raw: list[Any],
+                 counts: dict[str, int] | None = None) -> list[tuple[int, int]] | None:
     texts = [getattr(r, "text", r) for r in raw]
     if "".join(texts) != text or len(texts) > 0x10FFFF - _MARK:
         return None
@@ -309,15 +330,17 @@ def _merge_spans(built: Any, text: str, chunk_size: int,
                   for i, r in enumerate(raw)]
         merged = built._merge(marked, chunk_size)
     else:  # TokenTextSplitter: sizes from its tokenizer, the markers standing for the pieces
-        sizes = [len(built._tokenizer(t)) for t in texts]  # (one count per split, as _merge)
+        tokenizer = built._tokenizer  # (one count per split, as _merge; kept by it)
+        sizes = [counts[t] if counts is not None and t in counts else len(tokenizer(t))
+                 for t in texts]
 
-        def sized(s: str) -> list[int]:
-            return [0] * sum(sizes[ord(c) - _MARK] for c in s)
+        def sized(s: str) -> range:  # (only its length is used)
+            if len(s) == 1:
+                return range(sizes[ord(s) - _MARK])
+            return range(sum(sizes[ord(c) - _MARK] for c in s))
 
-        proxy = types.SimpleNamespace(_tokenizer=sized, chunk_overlap=built.chunk_overlap,
-                                      keep_whitespaces=built.keep_whitespaces)
-        merged = type(built)._merge(proxy, [chr(_MARK + i) for i in range(len(texts))],
-                                    chunk_size)
+        merged = type(built)._merge(_merge_proxy(built, sized),
+                                    [chr(_MARK + i) for i in range(len(texts))], chunk_size)
     spans = []
     for m in merged:
         if not m:
