@@ -268,6 +268,16 @@ export class ServerManager implements vscode.Disposable {
     this.gate.dispose();
     this.early.clear();
     const gate = (this.gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS));
+    // The chunkseam settings the server last received through
+    // workspace/configuration or didChangeConfiguration, of the window and of
+    // every folder (unknown until it asks for them).
+    const settingsSnapshot = (): string =>
+      JSON.stringify([
+        vscode.workspace.isTrusted,
+        currentServerSettings(folder ?? null),
+        ...(vscode.workspace.workspaceFolders ?? []).map((f) => [f.uri.toString(), currentServerSettings(f.uri)]),
+      ]);
+    let delivered: string | undefined;
     const clientOptions: LanguageClientOptions = {
       documentSelector: analysedSelector(),
       outputChannel: this.output,
@@ -290,6 +300,9 @@ export class ServerManager implements vscode.Disposable {
         workspace: {
           configuration: async (params, token, next) => {
             const out: unknown[] = [];
+            if (params.items.some((item) => item.section === "chunkseam")) {
+              delivered = settingsSnapshot();
+            }
             for (const item of params.items) {
               if (item.section === "chunkseam") {
                 out.push(currentServerSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : null));
@@ -303,7 +316,18 @@ export class ServerManager implements vscode.Disposable {
           },
           // The server registers for didChangeConfiguration; send it what the
           // user set (never the defaults), like workspace/configuration above.
+          // Not when it already has exactly that: the client sends one as soon
+          // as the server registers, right after the server asked for the
+          // settings, and the server re-analyses every open document on each
+          // (a cold start with a 1 MB file analysed it twice, and its first
+          // diagnostics waited for the second analysis).
           didChangeConfiguration: async () => {
+            const now = settingsSnapshot();
+            if (now === delivered) {
+              this.output.debug("chunkseam settings unchanged since the server read them: no didChangeConfiguration");
+              return;
+            }
+            delivered = now;
             await this.client?.sendNotification(DidChangeConfigurationNotification.type, {
               settings: { chunkseam: currentServerSettings(folder ?? null) },
             });
