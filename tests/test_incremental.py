@@ -1500,3 +1500,45 @@ def test_cut_cache_is_probed_when_it_stopped_paying_and_taken_again_on_undo(monk
             cold = analyze(Document(version.text, path="/virtual/probe.md", version=9), config)
         assert [dataclasses.asdict(i) for i in run.issues] == [dataclasses.asdict(i) for i in cold.issues]
     assert len(runs[1].issues) > 100
+
+
+def test_per_chunk_issues_graded_by_impact_are_moved_not_checked_again(monkeypatch):
+    """A chunk kept whole over the size (CS101, impact "kept-whole") and a
+    whole small section (CS102, impact "whole-section") after an edit are the
+    last run's, moved: an edit near the start checks only the chunks around
+    it again, not every chunk after it (the impact key made every chunk's
+    issues be checked afresh on each edit), and every version equals a cold
+    run."""
+    code = "```python\n" + "\n".join(f"value_{k} = compute({k}, retries=3)  # step {k}"
+                                     for k in range(10)) + "\n```\n"
+    parts = []
+    for k in range(40):
+        parts.append(f"## Section {k}\n\nThe service reads its settings from the environment when it "
+                     f"starts, and it refuses to start when a required value is missing. Section {k} "
+                     "says why.\n\n")
+        if k % 10 == 9:
+            parts.append(code + "\n")
+        if k % 10 == 4:
+            parts.append(f"## Licence {k}\n\nMIT.\n\n")
+    config = Settings(chunker="markdown", size=120, min_tokens=16)
+    doc = Document("".join(parts), path="/virtual/kept.md", version=1)
+    first = analyze(doc, config, share=True)
+    impacts = {(i.code, i.data.get("impact")) for i in first.issues}
+    assert {("CS101", "kept-whole"), ("CS102", "whole-section")} <= impacts, impacts
+    checked = []
+    real = validate_mod.chunk_issues
+
+    def spy(ctx, first_content, views=None):
+        checked.append(len(ctx.chunks if views is None else views))
+        return real(ctx, first_content, views) if views is not None else real(ctx, first_content)
+
+    monkeypatch.setattr(validate_mod, "chunk_issues", spy)
+    rng = random.Random(3)
+    near = doc.text.index("Section 1 says")  # (the second section's prose)
+    for step in range(6):
+        at = near + rng.randrange(8)
+        doc = doc.with_edit(at, at, rng.choice("ab "), version=step + 2)
+        checked.clear()
+        got = analyze(doc, config, share=True)
+        assert sum(checked) <= 3, (step, checked, len(got.chunks))
+        assert snapshot(got) == from_scratch(doc, config), step

@@ -4,6 +4,7 @@
  * after a crash.
  */
 
+import { ChildProcess, spawn } from "node:child_process";
 import * as vscode from "vscode";
 import {
   CloseAction,
@@ -20,7 +21,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { analysedSelector } from "./analysed";
-import { INSTALL_URL, ServerCommand, discoverServer, pythonEnv } from "./discovery";
+import { INSTALL_URL, PYTHON_SERVER_ARGS, ServerCommand, discoverServer, pythonEnv } from "./discovery";
 import {
   expandPath,
   insideWorkspace,
@@ -64,6 +65,23 @@ class ChunkseamClient extends LanguageClient {
   }
 }
 
+/**
+ * End a server process the language client did not spawn (it does not end
+ * those): the server exits on the client's `exit`; if it has not 2 s later,
+ * it is ended, as the client ends one it spawned.
+ */
+function reap(child: ChildProcess | undefined): void {
+  if (!child || child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill();
+    }
+  }, 2000);
+  child.once("exit", () => clearTimeout(timer));
+}
+
 /** How long a new document's lenses, symbols, folds and chunks wait for its diagnostics at most. */
 const FIRST_DIAGNOSTICS_WAIT_MS = 5000;
 
@@ -101,6 +119,8 @@ export class ServerManager implements vscode.Disposable {
   server: ServerCommand | undefined;
   /** The working directory of the server (not a workspace folder). */
   cwd: string | undefined;
+  /** The server process when this manager spawned it (see doStart), not the client. */
+  private serverProcess: ChildProcess | undefined;
 
   readonly onDidChangeStatus = this.statusEmitter.event;
 
@@ -230,11 +250,33 @@ export class ServerManager implements vscode.Disposable {
     // Never the workspace folder: nothing from the workspace may be imported.
     const cwd = await safeWorkingDirectory(this.context);
     this.cwd = cwd;
+    const spawnOptions = { cwd, env: pythonEnv(process.env) };
+    // The server of the first Python checked for chunkseam starts while it is
+    // checked (the check is another Python process: ~0.1 s, more on a busy
+    // machine, that the server's start waited for). Only a Python the check
+    // runs anyway (the settings' trust rules are applied before it); used if
+    // the check finds chunkseam in it, else stopped.
+    let early: { python: string; child: ChildProcess } | undefined;
+    const startEarly = (python: string): void => {
+      if (early) {
+        return;
+      }
+      try {
+        const child = spawn(python, [...PYTHON_SERVER_ARGS, "--stdio"], spawnOptions);
+        child.on("error", () => undefined); // (cannot be run: the check says why)
+        early = { python, child };
+      } catch {
+        // the check says why
+      }
+    };
     const found = await discoverServer({
       serverPath: config.get<string | null>("server.path"),
       interpreter: config.get<string | null>("interpreter"),
       pythonExtension: () => pythonExtensionInterpreter(folder?.uri),
-      probe: (python) => probePython(python, cwd),
+      probe: (python) => {
+        startEarly(python);
+        return probePython(python, cwd);
+      },
       isExecutable,
       pathEnv: process.env.PATH ?? "",
       platform: process.platform,
@@ -245,6 +287,18 @@ export class ServerManager implements vscode.Disposable {
     for (const note of found.notes) {
       this.output.info(note);
     }
+    const prestarted =
+      early &&
+      found.ok &&
+      found.server.command === early.python &&
+      found.server.args.join("\0") === PYTHON_SERVER_ARGS.join("\0") &&
+      early.child.pid !== undefined &&
+      early.child.exitCode === null
+        ? early.child
+        : undefined;
+    if (early && !prestarted) {
+      early.child.kill();
+    }
     if (!found.ok) {
       this.output.error(found.message);
       this.setStatus("unavailable");
@@ -254,20 +308,45 @@ export class ServerManager implements vscode.Disposable {
     this.server = found.server;
     const { command, args, source, version } = found.server;
     this.output.info(
-      `Starting the chunkseam server: ${[command, ...args].join(" ")} (from ${source}${version ? `, chunkseam ${version}` : ""})`,
+      `Starting the chunkseam server: ${[command, ...args].join(" ")} (from ${source}${version ? `, chunkseam ${version}` : ""})` +
+        (prestarted ? "; it started while its Python was checked" : ""),
     );
 
-    const serverOptions: ServerOptions = {
-      command,
-      args,
-      transport: TransportKind.stdio,
-      // The workspace reaches the server through `initialize` (rootUri,
-      // workspaceFolders), never as the working directory.
-      options: { cwd, env: pythonEnv(process.env) },
-    };
+    // The workspace reaches the server through `initialize` (rootUri,
+    // workspaceFolders), never as the working directory.
+    let adopt = prestarted;
+    const serverOptions: ServerOptions = prestarted
+      ? () => {
+          // the server started while its Python was checked; a restart after a crash starts another
+          const child = adopt ?? spawn(command, [...args, "--stdio"], spawnOptions);
+          adopt = undefined;
+          this.serverProcess = child;
+          // (what the client logs of a process it spawned)
+          child.on("exit", (code, signal) => {
+            if (code === 0) {
+              this.output.info("The chunkseam server exited cleanly (code 0).");
+            } else if (code !== null) {
+              this.output.error(`Server process exited with code ${code}.`);
+            } else if (signal !== null && this.serverProcess === child) {
+              this.output.error(`Server process exited with signal ${signal}.`);
+            }
+          });
+          return Promise.resolve(child);
+        }
+      : { command, args, transport: TransportKind.stdio, options: spawnOptions };
     this.gate.dispose();
     this.early.clear();
     const gate = (this.gate = new FirstDiagnosticsGate(FIRST_DIAGNOSTICS_WAIT_MS));
+    // The chunkseam settings the server last received through
+    // workspace/configuration or didChangeConfiguration, of the window and of
+    // every folder (unknown until it asks for them).
+    const settingsSnapshot = (): string =>
+      JSON.stringify([
+        vscode.workspace.isTrusted,
+        currentServerSettings(folder ?? null),
+        ...(vscode.workspace.workspaceFolders ?? []).map((f) => [f.uri.toString(), currentServerSettings(f.uri)]),
+      ]);
+    let delivered: string | undefined;
     const clientOptions: LanguageClientOptions = {
       documentSelector: analysedSelector(),
       outputChannel: this.output,
@@ -290,6 +369,9 @@ export class ServerManager implements vscode.Disposable {
         workspace: {
           configuration: async (params, token, next) => {
             const out: unknown[] = [];
+            if (params.items.some((item) => item.section === "chunkseam")) {
+              delivered = settingsSnapshot();
+            }
             for (const item of params.items) {
               if (item.section === "chunkseam") {
                 out.push(currentServerSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : null));
@@ -303,7 +385,18 @@ export class ServerManager implements vscode.Disposable {
           },
           // The server registers for didChangeConfiguration; send it what the
           // user set (never the defaults), like workspace/configuration above.
+          // Not when it already has exactly that: the client sends one as soon
+          // as the server registers, right after the server asked for the
+          // settings, and the server re-analyses every open document on each
+          // (a cold start with a 1 MB file analysed it twice, and its first
+          // diagnostics waited for the second analysis).
           didChangeConfiguration: async () => {
+            const now = settingsSnapshot();
+            if (now === delivered) {
+              this.output.debug("chunkseam settings unchanged since the server read them: no didChangeConfiguration");
+              return;
+            }
+            delivered = now;
             await this.client?.sendNotification(DidChangeConfigurationNotification.type, {
               settings: { chunkseam: currentServerSettings(folder ?? null) },
             });
@@ -412,6 +505,8 @@ export class ServerManager implements vscode.Disposable {
       } catch {
         // already dead
       }
+      reap(this.serverProcess);
+      this.serverProcess = undefined;
       this.setStatus("crashed");
       void vscode.window
         .showErrorMessage(
@@ -431,6 +526,8 @@ export class ServerManager implements vscode.Disposable {
       this.setStatus("incompatible");
       this.client = undefined;
       await client.stop(2000).catch(() => undefined);
+      reap(this.serverProcess);
+      this.serverProcess = undefined;
       void vscode.window.showErrorMessage(handshake.message, "Install Instructions").then((choice) => {
         if (choice) {
           void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
@@ -490,7 +587,9 @@ export class ServerManager implements vscode.Disposable {
     this.gate.dispose();
     this.early.clear();
     const client = this.client;
+    const child = this.serverProcess;
     this.client = undefined;
+    this.serverProcess = undefined;
     this.serverVersion = undefined;
     if (client) {
       try {
@@ -506,6 +605,7 @@ export class ServerManager implements vscode.Disposable {
         // already gone
       }
     }
+    reap(child);
     this.setStatus("stopped");
   }
 

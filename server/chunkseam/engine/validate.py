@@ -831,8 +831,12 @@ class _CutJudge:
 
 #: ``data`` keys of per-chunk issues holding offsets (a list of ints) ...
 _CHUNK_OFFSET_KEYS = frozenset({"chunk_span"})
-#: ... and those holding anything else; an issue with another key is not moved
-_CHUNK_PLAIN_KEYS = frozenset({"tokens", "size", "min_tokens", "phrase", "heading_path", "limit"})
+#: ... and those holding anything else; an issue with another key is not moved (and
+#: every chunk's issues are checked afresh): CS102's size in characters, CS103's
+#: direction, and the impact of a chunk kept whole, in decoration or a whole section
+#: (read from the chunk's own text and blocks, which a moved chunk keeps)
+_CHUNK_PLAIN_KEYS = frozenset({"tokens", "size", "min_tokens", "chars", "min_chars", "phrase",
+                               "direction", "heading_path", "limit", "impact"})
 
 
 def _chunk_issue_moved(issue: Issue, delta: int) -> Issue | None:
