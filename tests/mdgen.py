@@ -1,5 +1,5 @@
 """Hypothesis strategies for tricky Markdown (and a little Python), shared by
-tests/test_structure.py and tests/test_properties.py.
+tests/structure/test_structure.py and tests/engine/test_properties.py.
 
 Documents are built from lines that exercise the block parser's edges:
 headings (ATX, setext, closing hashes, no space), fences (``` and ~~~,

@@ -1,5 +1,5 @@
 """Each pipeline library run directly, as a user's pipeline code calls it, next
-to chunkseam's adapter for the same settings (for tests/test_pipeline_differential.py
+to chunkseam's adapter for the same settings (for tests/chunkers/test_pipeline_differential.py
 and benchmarks/bench_adapters.py).
 
 A *case* is (adapter name, setting id, chunkseam settings, run) where ``run(path)``

@@ -4,7 +4,7 @@
  * the language client, the documents that get bands and a status bar, and
  * the `chunkseam.languages` context key of the menus' `when` clauses are all
  * derived from them at activation (no `vscode` import here: unit-tested).
- * tests/test_vscode_extension.py checks the list against the server's own
+ * tests/lsp/test_vscode_extension.py checks the list against the server's own
  * table of language ids.
  */
 

@@ -560,7 +560,7 @@ def _model_sizer(ctx: Context):
 
 
 def over_model_limit(ctx: Context, view: ChunkView) -> Issue | None:
-    from chunkseam.tokens.tiktoken.models import model_limit
+    from chunkseam.tokens.models import model_limit
 
     limit = model_limit(ctx.settings)
     if not limit:
@@ -603,7 +603,7 @@ def _cut_at(sizer, text: str, budget: int) -> int:
 
 def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
     """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
-    from chunkseam.tokens.tiktoken.models import model_limit
+    from chunkseam.tokens.models import model_limit
 
     out: list[Issue] = []
     on = ctx.enabled

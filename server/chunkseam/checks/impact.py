@@ -43,7 +43,7 @@ object, the same issue ``delta`` characters on), takes the verdict the same
 issue had, moved, when all the text it read is past the edit, the blocks
 around its cut are the same ones moved, and the chunks that may hold its unit
 are the last version's moved (those before them end before the unit does in
-both versions). ``tests/test_incremental_impact.py`` checks kept == fresh
+both versions). ``tests/engine/test_incremental_impact.py`` checks kept == fresh
 over random edits.
 """
 

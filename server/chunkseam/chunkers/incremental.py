@@ -11,7 +11,7 @@ forward. Once it is past the edit, at a unit whose text is unchanged, and its
 state is the old state at that unit (the same units, shifted by the edit's
 length delta), the rest of the run is the old run, shifted: it is copied, not
 recomputed. The result is identical to a run from scratch by construction;
-tests/test_incremental.py checks that over random edits for each strategy.
+tests/chunkers/test_incremental.py checks that over random edits for each strategy.
 
 A run is kept on the :class:`~chunkseam.document.text.Document` it was made for
 (``Document.memo``); an edited document finds its nearest ancestor's run

@@ -617,7 +617,7 @@ def sections(st: Structure) -> list[tuple[list[Block], tuple[str, ...]]]:
 # inside the section. So they are cached by those, with offsets relative to the
 # section's start (text and blocks identified by Structure.text_key: the
 # structure segments the section lies in, whose parses are made once per text),
-# and an edit re-chunks only the section it touches. tests/test_incremental.py
+# and an edit re-chunks only the section it touches. tests/chunkers/test_incremental.py
 # checks that cached and fresh chunks are identical over random edits.
 
 #: estimated bytes of the section chunk spans kept per sizer (least recently

@@ -930,7 +930,7 @@ def _split_alone(text: str, run_opts: Any, counter: Any, s: int, e: int,
 # from LangChain must equal the run's, else the whole text is split again;
 # the chunks before and after it are the previous version's (LangChain's,
 # checked then), shifted. This relies on LangChain's merge being the one
-# ``recursive`` implements, which tests/test_langchain_differential.py checks.
+# ``recursive`` implements, which tests/chunkers/test_langchain_differential.py checks.
 
 
 def langchain_key(splitter: Any, sizer: Any) -> tuple:

@@ -365,7 +365,7 @@ def _cuts(doc: Document, text: str, views: list[ChunkView]) -> list:
 # the document's first line break (CS003/CS004 fixes) and the enabled rules
 # and severities. So a judgement is cached by all of these, with offsets
 # relative to the neighbourhood, and an edit re-judges only the cuts near it.
-# tests/test_incremental.py checks cached == fresh over random edits.
+# tests/chunkers/test_incremental.py checks cached == fresh over random edits.
 
 #: ``data`` keys of cut issues holding offsets (an int, or a list of ints) ...
 _OFFSET_KEYS = frozenset({"word", "paragraph", "offset", "sentence", "sentence_start", "block",

@@ -1,7 +1,7 @@
 """When the language server's cycle collector runs.
 
 Python's reference counting frees what an analysis no longer needs (the
-engine keeps no reference cycles: tests/test_incremental.py checks that an
+engine keeps no reference cycles: tests/chunkers/test_incremental.py checks that an
 old version goes as soon as the last reference to it does). The cycle
 collector only has cycles to find, yet on a large document it walks what
 each analysis keeps: an edit of a 1 MB document leaves ~80k new objects

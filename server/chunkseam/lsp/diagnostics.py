@@ -262,7 +262,7 @@ def _wire_diagnostic(d: types.Diagnostic) -> dict[str, Any]:
     """What pygls' converter makes of a diagnostic (None fields left out,
     enumerations as their values), written out: cattrs' generic functions
     take ~30 µs per diagnostic, and a publication of a large document holds
-    a thousand of them (tests/test_lsp_unit.py compares the two)."""
+    a thousand of them (tests/lsp/test_lsp_unit.py compares the two)."""
     out: dict[str, Any] = {"range": _wire_range(d.range), "message": d.message}
     if d.severity is not None:
         out["severity"] = getattr(d.severity, "value", d.severity)

@@ -816,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
     # default thresholds the objects one edit's analysis leaves behind trigger
     # one per edit. Considered every 10th time instead: the engine keeps no
     # reference cycles (old versions are freed by reference counting, see
-    # tests/test_incremental.py), so little waits for the collector meanwhile.
+    # tests/chunkers/test_incremental.py), so little waits for the collector meanwhile.
     gc.set_threshold(700, 10, GC_THRESHOLD2)
     # and while analyses run, no collections at all: what they keep is frozen
     # when they end, the rest collected when the server is idle (see collector)

@@ -49,7 +49,7 @@ def _made(result: Result) -> Result:
 def _cycle_free(doc: Document) -> bool:
     """Whether analysing ``doc`` makes no reference cycles (all but
     reStructuredText, whose parse is a docutils tree of nodes that link their
-    parents; tests/test_collector.py checks the others on the corpus)."""
+    parents; tests/lsp/test_collector.py checks the others on the corpus)."""
     if doc.kind != "markdown":
         return True
     from chunkseam.structure.rst import is_rst

@@ -15,7 +15,7 @@ touches. Block parsing at a top-level block start depends only on the lines
 from there on, so the segmented parse equals a whole-document parse as long as
 no segment ends inside an open fence or HTML block: when one does (its last
 block reaches the segment's end), the segment is merged with the next and
-parsed again. ``tests/test_structure.py`` checks the equality on the corpus
+parsed again. ``tests/structure/test_structure.py`` checks the equality on the corpus
 and on generated documents.
 
 A document made by :meth:`Document.with_edit` from a version whose structure
@@ -26,7 +26,7 @@ objects are made lazily, per segment, for the blocks a lookup returns;
 ``Structure.blocks`` makes them all. Segment parses carry a serial number
 (the same number, the same text and parse), which the chunker and the
 validator use to key their own per-section and per-cut caches.
-``tests/test_incremental.py`` checks all of it against fresh computations.
+``tests/chunkers/test_incremental.py`` checks all of it against fresh computations.
 """
 
 from __future__ import annotations
@@ -815,7 +815,7 @@ def _resegment(text: str, old: _Segmentation, a: int, b: int,
     with ``[a, b)`` replaced by ``inserted`` characters, reusing ``old``
     (None when the edit touches the front matter's extent: start afresh).
 
-    Equal to :func:`_segment_all` (tests/test_incremental.py checks it):
+    Equal to :func:`_segment_all` (tests/chunkers/test_incremental.py checks it):
 
     * an anchor's status depends on its blank line, the line break before it
       and at most 7 characters after the ``#``. Segment starts ``r`` with

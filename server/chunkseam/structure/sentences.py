@@ -119,7 +119,7 @@ def _segment(text: str, lang: str | None = None) -> tuple[tuple[int, int], ...]:
         # the text for every sentence again (char spans), which this function
         # does itself (and more exactly, from a cursor) below. The output is
         # the same (checked on every paragraph the corpus gives, and in
-        # tests/test_incremental.py) at about two thirds of the time.
+        # tests/chunkers/test_incremental.py) at about two thirds of the time.
         pieces = _segmenter(lang).processor(text).process()
     except Exception:  # pysbd has regex edge cases; one sentence is the safe answer
         pieces = [text]

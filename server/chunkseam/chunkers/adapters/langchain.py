@@ -345,7 +345,7 @@ def _rejoined_backward(text: str, pieces: list[str], separator: str, sep: str,
 @functools.lru_cache(maxsize=1)
 def _escapes() -> dict[int, str]:
     # the characters regex.escape escapes: its metacharacters and whitespace (str.isspace;
-    # none above U+3000, which tests/test_chunker_pipeline.py checks over every code point)
+    # none above U+3000, which tests/chunkers/test_chunker_pipeline.py checks over every code point)
     return {i: "\\" + chr(i) for i in range(0x3001)
             if chr(i) in "()[]{}?*+|^$\\.-#&~" or chr(i).isspace()}
 
