@@ -127,3 +127,27 @@ def test_markdown_summary_stays_bounded_on_a_large_run(proj: Path, capsys, monke
     issue_rows = [line for line in out.splitlines() if line.startswith("| `docs/") and ":3:" in line]
     assert len(issue_rows) == 10
     assert f"{2 * (report.MARKDOWN_MAX_FILES + 6) - 10} more not listed; see `--format json`." in out
+
+
+def test_azure_logging_commands_escape_names_and_keep_info_plain(tmp_path, capsys, monkeypatch) -> None:
+    """``--format azure``: one ``##vso[task.logissue …]`` command per error or warning, the file
+    name escaped (``;`` and ``]`` would end a property or the command), info issues as plain
+    lines, and no line a file name could start a command of its own with."""
+    monkeypatch.chdir(tmp_path)
+    name = "we;ird]%name.md"
+    (tmp_path / name).write_text("# Title\n\nThis sentence has words and goes on for a while so that it is cut "
+                                 "somewhere in the middle of the text.\n\n##vso[task.complete result=Failed]\n",
+                                 encoding="utf-8")
+    rc, out, _err = run(capsys, "lint", name, "--isolated", "--chunker", "fixed", "--unit", "chars",
+                        "--size", "40", "--format", "azure")
+    assert rc == 1
+    lines = out.splitlines()
+    commands = [ln for ln in lines if ln.startswith("##vso[")]
+    assert commands and all(ln.startswith("##vso[task.logissue type=") for ln in commands)
+    assert all("sourcepath=we%3Bird%5D%AZP25name.md;" in ln for ln in commands)
+    assert any("type=error;" in ln and "code=CS001;" in ln for ln in commands)
+    # the document's own "##vso[" text is inside messages, never at a line's start
+    assert not any(ln.startswith("##") and not ln.startswith("##vso[task.logissue") for ln in lines)
+    assert not any("type=info" in c or "type=hint" in c for c in commands)
+    assert lines[-1].endswith(")") and "broken" in lines[-1]
+

@@ -217,7 +217,7 @@ def global_options() -> argparse.ArgumentParser:
 
 
 #: output formats of lint and audit
-REPORT_FORMATS = ("text", "json", "jsonl", "sarif", "github", "gitlab", "junit", "markdown")
+REPORT_FORMATS = ("text", "json", "jsonl", "sarif", "github", "azure", "gitlab", "junit", "markdown")
 
 
 def split_codes(v: str | None) -> list[str] | None:
@@ -324,7 +324,7 @@ def finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list
             base = Baseline.load(args.baseline)
         except BaselineError as exc:
             raise UsageError(str(exc)) from None
-    streaming = args.format in ("text", "github") and not args.statistics and not args.write_baseline
+    streaming = args.format in ("text", "github", "azure") and not args.statistics and not args.write_baseline
     stream: Any = None  # json, jsonl, sarif: written as results arrive, kept in temporary files
     summary = Summary()
     kept: list[FileResult] = []
@@ -362,6 +362,8 @@ def finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list
             elif streaming:
                 if args.format == "text":
                     report.write_text_records(out, r.records, style)
+                elif args.format == "azure":
+                    report.write_azure(out, [r], None)
                 else:
                     report.write_github(out, [r], None)
                 r.records = []
@@ -382,7 +384,7 @@ def finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list
             for line in (extra_text() if extra_text else []):
                 out.write(line + "\n")
             out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
-        elif args.format == "github" and not nothing_checked:
+        elif args.format in ("github", "azure") and not nothing_checked:
             out.write(report.summary_line(summary, noun=noun) + "\n")
         elif args.format in ("json", "jsonl"):
             stream.close(summary, errors, **json_extra)

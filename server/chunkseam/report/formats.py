@@ -621,6 +621,37 @@ def write_github(out: TextIO, results: list[FileResult], summary: Summary | None
         out.write(summary_line(summary) + "\n")
 
 
+# --- Azure Pipelines ---------------------------------------------------------------------------
+
+
+def _azure_escape(s: str, prop: bool) -> str:
+    # the logging commands' escapes: % first, then line breaks (a message never ends the
+    # command's line), and in a property the separators ; and ]
+    s = s.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
+    return s.replace(";", "%3B").replace("]", "%5D") if prop else s
+
+
+def write_azure(out: TextIO, results: list[FileResult], summary: Summary | None) -> None:
+    """Azure Pipelines logging commands, as ruff writes them:
+    ``##vso[task.logissue type=warning;sourcepath=…;linenumber=…;columnnumber=…;code=…;]message``.
+    Azure knows only errors and warnings: info and hint issues are plain log lines."""
+    for r in results:
+        for rec in r.records:
+            line, col, _end_line, _ = _file_region(rec)
+            if rec.severity not in ("error", "warning"):
+                out.write(printable(f"{display_path(rec.path)}:{_where(rec)}: {rec.code} "
+                                    f"[{rec.severity}] {rec.message}") + "\n")
+                continue
+            props = f"type={rec.severity};sourcepath={_azure_escape(rec.path, True)};linenumber={line};"
+            if col is not None:
+                props += f"columnnumber={col};"
+            props += f"code={_azure_escape(rec.code, True)};"
+            message = rec.message if col is not None else f"{_where(rec)}: {rec.message}"
+            out.write(f"##vso[task.logissue {props}]{_azure_escape(message, False)}\n")
+    if summary is not None:
+        out.write(summary_line(summary) + "\n")
+
+
 # --- GitLab Code Quality, JUnit XML, Markdown -----------------------------------------------------
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info", "hint": "info"}
