@@ -363,3 +363,30 @@ def test_a_document_of_the_same_text_follows_another():
     edited = first.with_edit(0, 0, "")
     edited.follows(same)
     assert [d for d, *_ in edited.lineage()] == [first]
+
+
+def test_quarto_and_r_markdown_are_markdown_documents(tmp_path) -> None:
+    """``.qmd`` (Quarto) and ``.Rmd`` (R Markdown) files are linted by default, routed to the
+    ``markdown`` chunker, and a cut inside one of their executable code chunks is CS003."""
+    import json
+    import subprocess
+    import sys
+
+    body = ("---\ntitle: Report\n---\n\n# Load\n\n" + "Some prose about the data. " * 6
+            + "\n\n```{python}\n" + "".join(f"x{i} = load({i})\n" for i in range(40)) + "```\n")
+    for name in ("report.qmd", "analysis.Rmd"):
+        (tmp_path / name).write_text(body, encoding="utf-8")
+        assert kind_for(name) == "markdown"
+    (tmp_path / "notes.bin").write_text("not linted", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "chunkseam", "lint", ".", "--isolated", "--format", "json",
+                          "--fail-on", "never"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    files = {f["path"]: f for f in report["files"]}
+    assert set(files) == {"report.qmd", "analysis.Rmd"}, run.stderr
+    assert {f["chunker"] for f in files.values()} == {"markdown"}
+    fixed = subprocess.run([sys.executable, "-m", "chunkseam", "lint", "report.qmd", "--isolated", "--format",
+                            "json", "--chunker", "fixed", "--unit", "chars", "--size", "200",
+                            "--fail-on", "never"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    codes = {i["code"] for i in json.loads(fixed.stdout)["issues"]}
+    assert "CS003" in codes
+

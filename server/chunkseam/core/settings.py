@@ -28,6 +28,8 @@ DEFAULT_ROUTES = {
     "*.md": "markdown",
     "*.markdown": "markdown",
     "*.mdx": "markdown",
+    "*.qmd": "markdown",  # Quarto and R Markdown: Markdown with fenced code chunks
+    "*.[Rr]md": "markdown",
     "*.py": "code",
     "*.pyi": "code",
     "*.txt": "sentence",
@@ -58,7 +60,7 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     #: glob -> rule codes/names ignored for matching files
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.py", "*.txt", "*.rst", "*.ipynb",
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.mdx", "*.qmd", "*.[Rr]md", "*.py", "*.txt", "*.rst", "*.ipynb",
                                 *CODE_INCLUDE)
     exclude: tuple[str, ...] = ()
     #: the documents' language: sentence rules (pysbd; see chunkseam.structure.sentences.LANGUAGES)

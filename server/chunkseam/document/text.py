@@ -33,6 +33,8 @@ _SUFFIX_KIND = {
     ".mdx": "markdown",
     ".mdown": "markdown",
     ".mkd": "markdown",
+    ".qmd": "markdown",  # Quarto: Pandoc Markdown with executable code chunks
+    ".rmd": "markdown",  # R Markdown (.Rmd): the same family
     ".rst": "markdown",  # reStructuredText: its own structure (chunkseam.structure.rst), the markdown rules
     ".rest": "markdown",
     ".py": "python",
