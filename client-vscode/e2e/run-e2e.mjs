@@ -936,7 +936,7 @@ try {
     await clearToasts();
     const old = wrapper(
       "old-chunkseam",
-      "import sys, chunkseam; chunkseam.__version__ = \"0.0.1\"; from chunkseam.lsp import main; sys.exit(main(sys.argv[1:]))",
+      "import sys, chunkseam.core.version as v; v.__version__ = \"0.0.1\"; from chunkseam.lsp import main; sys.exit(main(sys.argv[1:]))",
     );
     setSettings({ "chunkseam.interpreter": null, "chunkseam.server.path": old });
     const toast = await waitFor("the too-old notification", async () => (await toasts()).find((t) => t.includes("too old")));

@@ -249,8 +249,8 @@ export const SAFE_PATH_PRELUDE = "import sys; sys.path[:] = [p for p in sys.path
 
 /**
  * Which chunkseam does this Python import (never one from the working
- * directory)? Its version is read from the package's `__init__.py` without
- * running it (importing the package and its engine took ~0.4 s of a cold
+ * directory)? Its version is read from the package's `core/version.py` (or, in
+ * older releases, its `__init__.py`) without running it (importing the package and its engine took ~0.4 s of a cold
  * start, before the server itself was started); a package whose file does not
  * say is imported. A missing package fails as an import would
  * (`No module named 'chunkseam'`); a package that is there but cannot run is
@@ -258,11 +258,14 @@ export const SAFE_PATH_PRELUDE = "import sys; sys.path[:] = [p for p in sys.path
  */
 export const PROBE_SCRIPT = [
   SAFE_PATH_PRELUDE,
-  "import importlib.util, re",
+  "import importlib.util, os, re",
   "spec = importlib.util.find_spec('chunkseam')",
   "if spec is None: raise ModuleNotFoundError(\"No module named 'chunkseam'\", name='chunkseam')",
-  "try: found = re.search(r'^__version__ = [\"\\']([^\"\\']+)[\"\\']', open(spec.origin, encoding='utf-8').read(), re.M)",
-  "except (OSError, TypeError, ValueError): found = None",
+  "found = None",
+  "for name in ('core/version.py', '__init__.py'):",
+  "    try: found = re.search(r'^__version__ = [\"\\']([^\"\\']+)[\"\\']', open(os.path.join(os.path.dirname(spec.origin), name), encoding='utf-8').read(), re.M)",
+  "    except (OSError, TypeError, ValueError): found = None",
+  "    if found: break",
   "if found: sys.stdout.write(found.group(1))",
   "else: import chunkseam; sys.stdout.write(chunkseam.__version__)",
 ].join("\n");
