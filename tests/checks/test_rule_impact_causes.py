@@ -11,32 +11,9 @@ from __future__ import annotations
 import json
 
 from chunkseam.core.chunk import Chunk
-from chunkseam.document.text import Document
-from chunkseam.core.settings import Settings
-from chunkseam.tokens.tiktoken import CharSizer
-from chunkseam.engine.validate import validate
 from clikit import run
+from cutkit import LOUD, after, at, cut_at, issues  # noqa: F401
 
-LOUD = ("error", "warning")
-
-
-def cut_at(text: str, *offsets: int) -> list[Chunk]:
-    bounds = [0, *offsets, len(text)]
-    return [Chunk(a, b, k, source=text) for k, (a, b) in enumerate(zip(bounds, bounds[1:]))]
-
-
-def after(text: str, marker: str) -> int:
-    return text.index(marker) + len(marker)
-
-
-def issues(text: str, chunks, path: str = "doc.md", **settings):
-    doc = Document(text, path=path)  # (its kind from the file name, as a file read from disk)
-    settings.setdefault("min_tokens", 0)
-    return validate(doc, chunks, Settings(**settings), sizer=CharSizer())
-
-
-def at(found, code: str, cut: int):
-    return [i for i in found if i.code == code and i.cut == cut]
 
 
 # -- sponsor walls in raw HTML ----------------------------------------------------------------------
