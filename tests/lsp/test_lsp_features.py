@@ -235,3 +235,78 @@ async def test_chunks_and_stats_requests(client: LanguageClient):
     # chunks the validator holds responsible
     assert 0 < stats["chunksWithIssues"] <= sum(1 for c in chunks if c["issues"])
     assert 0 < stats["rate"] <= 1 and stats["rate"] == stats["chunksWithIssues"] / 4
+
+
+# a second document whose chunk boundaries fall after astral characters (two UTF-16 units each)
+EMOJI_MD = ("# Party Notes 🎉\n\n" + "🎉😀 a line of emoji and words that runs on for a while.\n" * 4
+            + "\n## Résumé Tips 👩‍💻\n\n" + "😀 keep it short, keep it true, and keep it on one page.\n" * 3)
+
+
+def utf16_offset(text: str, pos: types.Position) -> int:
+    """The code-point offset of a UTF-16 position."""
+    start = offsets(text)[pos.line]
+    units = 0
+    i = start
+    while units < pos.character:
+        units += 2 if ord(text[i]) > 0xFFFF else 1
+        i += 1
+    assert units == pos.character, "a position inside a surrogate pair"
+    return i
+
+
+async def workspace_symbols(client: LanguageClient, query: str) -> list:
+    return await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+
+
+async def test_workspace_symbols_of_the_open_documents(client: LanguageClient):
+    # on by default (no chunkSymbols): "Go to Symbol in Workspace" replaces nothing
+    uri, text = await opened(client)
+    emoji_uri = (FIXTURES / "party-notes.md").as_uri()  # never written: only the open text counts
+    open_doc(client, emoji_uri, EMOJI_MD)
+    await wait_published(client, emoji_uri, version=1)
+    chunks = {u: as_dict(await request(client, "chunkseam/chunks", u))["chunks"] for u in (uri, emoji_uri)}
+
+    every = await workspace_symbols(client, "")
+    assert len(every) == len(chunks[uri]) + len(chunks[emoji_uri])
+    assert {s.location.uri for s in every} == {uri, emoji_uri}
+    for s in every:
+        assert isinstance(s, types.SymbolInformation) and s.kind == types.SymbolKind.Namespace
+    db = [s for s in every if s.location.uri == uri]
+    assert [s.name for s in db][2] == "Chunk 3 · Setting Up the Database › Creating the Schema"
+    for s, c in zip(db, chunks[uri]):
+        count = f" · {c['issues']} issue{'' if c['issues'] == 1 else 's'}" if c["issues"] else ""
+        assert s.container_name == f"database.md · {c['tokens']} chars{count}"
+    assert any(" issue" in s.container_name for s in db), "the fixture has broken cuts at 200 characters"
+
+    # a heading of the second document, in another case: only its chunks, at their UTF-16 ranges
+    tips = await workspace_symbols(client, "RÉSUMÉ tips")
+    assert tips and all(s.location.uri == emoji_uri for s in tips)
+    assert all(s.name.endswith("Party Notes 🎉 › Résumé Tips 👩‍💻") for s in tips)
+    by_index = {int(s.name.split(" ")[1]) - 1: s for s in tips}
+    assert set(by_index) == {i for i, c in enumerate(chunks[emoji_uri])
+                             if "Résumé Tips 👩‍💻" in c["headingPath"]}
+    astral = 0
+    for i, s in by_index.items():
+        c = chunks[emoji_uri][i]
+        rng = s.location.range
+        assert utf16_offset(EMOJI_MD, rng.start) == c["startOffset"]
+        assert utf16_offset(EMOJI_MD, rng.end) == c["endOffset"]
+        assert s.container_name.startswith(f"party-notes.md · {c['tokens']} chars")
+        for p in (rng.start, rng.end):
+            astral += p.character != utf16_offset(EMOJI_MD, p) - offsets(EMOJI_MD)[p.line]
+    assert astral, "no range of these chunks is past an emoji on its line: UTF-16 is not tested"
+    # "chunk 2" names a chunk of each document (and no "Chunk 20"-like neighbours here)
+    assert sorted(s.location.uri for s in await workspace_symbols(client, "chunk 2")) == sorted([uri, emoji_uri])
+    assert await workspace_symbols(client, "no such heading anywhere") == []
+
+
+async def test_workspace_symbols_are_capped(client: LanguageClient):
+    # 600 chunks of 20 characters: the answer stops at the cap, in document order
+    text = "".join(f"Line {i:03d} is closed\n\n" for i in range(600))
+    uri, _ = await opened(client, dict(FIXED_200, size=20), text=text,
+                          uri=(FIXTURES / "many-chunks.md").as_uri())
+    assert len(as_dict(await request(client, "chunkseam/chunks", uri))["chunks"]) == 600
+    every = await workspace_symbols(client, "")
+    assert [s.name for s in every] == [f"Chunk {i + 1}" for i in range(500)]
+    assert [s.name for s in await workspace_symbols(client, "chunk 59")] == [
+        "Chunk 59", *(f"Chunk {n}" for n in range(590, 600))]

@@ -670,6 +670,21 @@ async def document_symbol(ls: ChunkseamServer, params: types.DocumentSymbolParam
     return symbols.document_symbols(result, ls.encoding, hierarchical=hierarchical)
 
 
+@server.feature(types.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: ChunkseamServer, params: types.WorkspaceSymbolParams):
+    """The chunks of the open documents (their current analyses; notebooks,
+    whose chunks live in cells, are left out), filtered by the query."""
+    results = []
+    for uri in list(ls.store.docs):
+        if uri in ls.notebooks.open:
+            continue
+        try:
+            results.append(await ls.result(uri))
+        except JsonRpcInvalidParams:  # closed while the others were awaited
+            continue
+    return symbols.workspace_symbols(results, params.query, ls.encoding)
+
+
 @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 async def folding_range(ls: ChunkseamServer, params: types.FoldingRangeParams):
     if ls.notebooks.owner(params.text_document.uri) is not None:

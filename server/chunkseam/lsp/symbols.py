@@ -4,11 +4,18 @@ Both are off by default — chunks would take over the Outline and the
 breadcrumbs, and a fold per chunk hides the heading and function folds — and
 turned on by the ``chunk-symbols`` / ``chunk-folding`` settings (editor:
 ``chunkseam.chunkSymbols`` / ``chunkseam.chunkFolding``). When off the server
-answers ``null``, so the editor's own providers are used."""
+answers ``null``, so the editor's own providers are used.
+
+Workspace symbols (the chunks of the open documents, for "Go to Symbol in
+Workspace") are on, with no setting: an editor merges them with the other
+servers' symbols and shows them only for what the user types, so they take
+nothing over; see :func:`workspace_symbols`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import posixpath
+from typing import TYPE_CHECKING, Iterable
+from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
 
@@ -51,6 +58,57 @@ def document_symbols(result: "Result", encoding: str, hierarchical: bool = True)
                 name=symbol_name(result, chunk), kind=types.SymbolKind.Namespace,
                 location=types.Location(uri=result.uri, range=rng), container_name=detail,
             ))
+    return out
+
+
+#: most workspace symbols in one answer: the editor filters and ranks what it
+#: gets, and a few big open files would otherwise send thousands per keystroke
+WORKSPACE_SYMBOL_LIMIT = 500
+
+
+def _file_name(result: "Result") -> str:
+    path = getattr(result.doc, "path", None)
+    if path:
+        return posixpath.basename(str(path).replace("\\", "/")) or str(path)
+    return posixpath.basename(unquote(urlsplit(result.uri).path)) or result.uri
+
+
+def workspace_symbols(results: Iterable["Result"], query: str, encoding: str,
+                      limit: int = WORKSPACE_SYMBOL_LIMIT) -> list[types.SymbolInformation]:
+    """The chunks of the analysed open documents whose name ("Chunk N ·
+    heading path", as the document symbols name them) holds ``query``
+    (case-insensitive; every chunk when it is empty), at most ``limit``.
+
+    On by default, unlike the document symbols: "Go to Symbol in Workspace"
+    merges every server's symbols and lists them only for what the user
+    types, so chunks replace nothing there (no Outline, no breadcrumbs). Only
+    the documents the server holds are listed — nothing is read from disk —
+    and those analysed with ``enable = false`` or of a kind not analysed have
+    no chunks. The container name is the file name, the chunk's size and its
+    issue count (the document symbols' detail)."""
+    needle = (query or "").casefold()
+    out: list[types.SymbolInformation] = []
+    for result in results:
+        if result.analysis is None:
+            continue
+        file_name = None
+        for chunk in result.chunks:
+            name = symbol_name(result, chunk)
+            if needle and needle not in name.casefold():
+                continue
+            if file_name is None:
+                file_name = _file_name(result)
+            container = file_name + SEP + size_label(chunk.tokens, result.unit)
+            n = len(counted_issues(result, chunk.index))
+            if n:
+                container += SEP + plural(n, "issue")
+            out.append(types.SymbolInformation(
+                name=name, kind=types.SymbolKind.Namespace,
+                location=types.Location(uri=result.uri, range=chunk_range(result, chunk, encoding)),
+                container_name=container,
+            ))
+            if len(out) >= limit:
+                return out
     return out
 
 
