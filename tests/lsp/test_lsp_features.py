@@ -1,5 +1,5 @@
-"""Code lenses, hover, document symbols, folding ranges, the custom requests
-and the showChunk command, through a real client."""
+"""Code lenses, hover, document and workspace symbols, folding ranges, the
+custom requests and the showChunk command, through a real client."""
 
 from __future__ import annotations
 
@@ -260,7 +260,11 @@ async def workspace_symbols(client: LanguageClient, query: str) -> list:
 
 async def test_workspace_symbols_of_the_open_documents(client: LanguageClient):
     # on by default (no chunkSymbols): "Go to Symbol in Workspace" replaces nothing
-    uri, text = await opened(client)
+    init = await initialize(client, init_options={"settings": FIXED_200})
+    assert init.capabilities.workspace_symbol_provider
+    uri = DATABASE.as_uri()
+    open_doc(client, uri, DATABASE.read_text())
+    await wait_published(client, uri, version=1)
     emoji_uri = (FIXTURES / "party-notes.md").as_uri()  # never written: only the open text counts
     open_doc(client, emoji_uri, EMOJI_MD)
     await wait_published(client, emoji_uri, version=1)

@@ -14,7 +14,8 @@ nothing over; see :func:`workspace_symbols`."""
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from lsprotocol import types
