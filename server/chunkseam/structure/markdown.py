@@ -41,6 +41,9 @@ from typing import Callable, Iterable
 
 from chunkseam.core.cache import ByteLRU, text_key
 from chunkseam.document.text import Document
+from chunkseam.structure.mdx import MdxBackend
+from chunkseam.structure.registry import backend_for, register
+from chunkseam.structure.rst import RstBackend
 from chunkseam.structure.sentences import segment
 
 LEAF_KINDS = frozenset(
@@ -914,17 +917,13 @@ class Structure:
         self._doc = weakref.ref(doc)
         self.text = doc.text
         self._segmentation: _Segmentation | None = None
-        from chunkseam.structure.rst import is_rst
-
-        if doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id):
-            # reStructuredText (see :mod:`chunkseam.structure.rst`): one segment, parsed whole
-            from chunkseam.structure.rst import records
-
-            self._seg_starts, self._segs = [0], [_Seg(records(doc.text), doc.text)]
-        elif doc.kind == "markdown":
-            from chunkseam.structure.mdx import is_mdx
-
-            mdx = is_mdx(doc.path, doc.uri, doc.language_id)
+        backend = backend_for(doc)
+        mdx = backend.segmented == "mdx"
+        if backend.segmented is None:
+            # parsed whole (reStructuredText, plain text, …): one segment
+            recs, text = backend.records(doc)
+            self._seg_starts, self._segs = [0], [_Seg(recs, text)]
+        else:
             seg = None
             for ancestor, a, b, inserted in doc.lineage():
                 prev = ancestor.memoised("structure")
@@ -937,8 +936,6 @@ class Structure:
                 seg = _segment_all(doc.text, mdx)
             self._segmentation = seg
             self._seg_starts, self._segs = seg.starts, seg.segs
-        else:
-            self._seg_starts, self._segs = [0], [_Seg(_plain_records(doc.text), "", 0)]
         n = len(self._segs)
         self._line_bases = [0] * n
         self._index_bases = [0] * n
@@ -1401,3 +1398,38 @@ def forget(doc: Document) -> int:
         end = starts[k + 1] if k + 1 < len(starts) else len(text)
         dropped += _SEGMENTS.forget(text[start:end])
     return dropped
+
+
+# -- the built-in backends (see :mod:`chunkseam.structure.registry`) --------------
+
+
+class MarkdownBackend:
+    """Markdown (CommonMark + GFM): the segmented parse, updated after an edit."""
+
+    name = "markdown"
+    segmented = "markdown"
+
+    def accepts(self, doc: Document) -> bool:
+        return doc.kind == "markdown"
+
+    def records(self, doc: Document) -> tuple[tuple, str]:
+        raise NotImplementedError("a segmented backend has no whole-text records")
+
+
+class PlainBackend:
+    """Plain text (and code, whose own structures are read apart): paragraphs."""
+
+    name = "plain"
+    segmented = None
+
+    def accepts(self, doc: Document) -> bool:
+        return True
+
+    def records(self, doc: Document) -> tuple[tuple, str]:
+        return _plain_records(doc.text), ""
+
+
+register(RstBackend())
+register(MdxBackend())
+register(MarkdownBackend())
+register(PlainBackend(), fallback=True)

@@ -322,3 +322,17 @@ def is_mdx(path: str | None = None, uri: str | None = None, language_id: str | N
         if name and name.lower().endswith(".mdx"):
             return True
     return False
+
+
+class MdxBackend:
+    """MDX's block structure (see :mod:`chunkseam.structure.registry`): Markdown's
+    segmented parse with the JSX and ESM rules above, updated after an edit."""
+
+    name = "mdx"
+    segmented = "mdx"
+
+    def accepts(self, doc) -> bool:
+        return doc.kind == "markdown" and is_mdx(doc.path, doc.uri, doc.language_id)
+
+    def records(self, doc) -> tuple[tuple, str]:
+        raise NotImplementedError("a segmented backend has no whole-text records")

@@ -706,3 +706,16 @@ def records(text: str) -> tuple:
             out[p][2] = rec[2]
             out[p][12] = rec[12]
     return tuple(tuple(r) for r in out)
+
+
+class RstBackend:
+    """reStructuredText's block structure (see :mod:`chunkseam.structure.registry`): parsed whole."""
+
+    name = "rst"
+    segmented = None
+
+    def accepts(self, doc) -> bool:
+        return doc.kind == "markdown" and is_rst(doc.path, doc.uri, doc.language_id)
+
+    def records(self, doc) -> tuple[tuple, str]:
+        return records(doc.text), doc.text
