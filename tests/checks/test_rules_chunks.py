@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from cutkit import make_chunks, marked
 
 from chunkseam.core.chunk import Chunk
@@ -236,3 +238,50 @@ def test_no_context_respects_the_chunk_heading_path():
     plain = "No headings. Just text here."
     assert codes_of(validate(Document(plain), make_chunks(plain, [(0, 13), (13, 28)]),
                              on), "CS104") == []
+
+
+def test_decoration_chunk_is_opt_in_and_names_the_region(corpus_dir, capsys):
+    """CS106 on a real README: the chunks that are a logo/sponsor header or a link
+    list are reported (with what they are) only when the rule is selected; the
+    chunks of prose and code are not."""
+    import json
+
+    from clikit import run
+
+    readme = corpus_dir / "markdown" / "readmes" / "vuejs-core-README.md"
+    rc, out, _ = run(capsys, "lint", str(readme), "--no-cache", "--format", "json")
+    assert "CS106" not in out
+    rc, out, _ = run(capsys, "lint", str(readme), "--no-cache", "--format", "json",
+                     "--extend-select", "CS106")
+    found = [i for i in json.loads(out)["issues"] if i["code"] == "CS106"]
+    assert found, out
+    for issue in found:
+        assert issue["severity"] == "info"
+        assert issue["message"].startswith(f"chunk {issue['chunk'] + 1} is all decoration — ")
+        assert issue["data"]["region"] in issue["message"]
+    spans = {c["index"]: (c["start"], c["end"])
+             for c in json.loads(run(capsys, "chunks", str(readme), "--format", "json")[1])}
+    text = readme.read_text(encoding="utf-8")
+    flagged = [text[slice(*spans[i["chunk"]])] for i in found]
+    # the badge header and the "Stay In Touch" link list, not the paragraphs of prose around them
+    assert flagged[0].startswith("# vuejs/core [![npm]")
+    assert any("- [Bluesky](" in f for f in flagged)
+    for sentence in ("Issues not conforming to the guidelines", "read the [Contributing Guide]"):
+        assert sentence in text and not any(sentence in f for f in flagged)
+
+
+def test_decoration_chunk_not_on_content():
+    prose = ("# Retries\n\nThe client retries failed requests three times before it gives up. "
+             "Each attempt waits twice as long as the one before.\n\n"
+             "See [the guide](guide.md) for the settings.\n")
+    doc = Document(prose)
+    chunks = [{"start": 0, "end": prose.index("See")}, {"start": prose.index("See"), "end": len(prose)}]
+    on = Settings(min_tokens=0, extend_select=("CS106",))
+    assert codes_of(validate(doc, chunks, on), "CS106") == []
+    badges = ("[![CI](https://img.shields.io/badge/ci-passing-green.svg)](https://ci.example.com/x) "
+              "[![PyPI](https://img.shields.io/badge/pypi-1.2-blue.svg)](https://pypi.org/project/x)\n\n")
+    doc = Document(badges + prose)
+    chunks = [{"start": 0, "end": len(badges)}, {"start": len(badges), "end": len(badges + prose)}]
+    (i,) = codes_of(validate(doc, chunks, on), "CS106")
+    assert i.chunk == 0 and "badge" in i.data["region"]
+    assert codes_of(validate(doc, chunks, Settings(min_tokens=0)), "CS106") == []

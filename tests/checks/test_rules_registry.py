@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from chunkseam.checks import registry
-from chunkseam.checks.registry import RULES, Rule, get_rule, match, resolve_selection
+from chunkseam.checks.registry import OPT_IN, RULES, Rule, get_rule, match, resolve_selection
 from chunkseam.core.issue import SEVERITIES
 from chunkseam.core.settings import Settings
 
@@ -105,3 +106,23 @@ def test_opt_in_rules_run_only_when_selected():
         assert "CS104" in resolve_selection(Settings(extend_select=selector)), selector
     assert "CS104" in resolve_selection(Settings(select=("CS104",)))
     assert "CS104" not in resolve_selection(Settings(extend_select=("CS1",), ignore=("CS104",)))
+
+
+def test_the_readme_rule_table_lists_every_rule():
+    """Every rule's code, name and default severity is in the README's rule table
+    (a range row such as ``CS301–CS304`` names its rules' names)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = [ln for ln in readme.splitlines() if ln.startswith("| CS")]
+    for code, rule in RULES.items():
+        row = next((r for r in rows if r.startswith(f"| {code} |") or code in r.split("|")[1]
+                    or _in_range(code, r.split("|")[1])), None)
+        assert row is not None, f"{code} is not in the README's rule table"
+        assert rule.name in row, f"{code}: the README's row does not name {rule.name}"
+        if row.startswith(f"| {code} |"):
+            assert rule.severity in row.split("|")[3], f"{code}: the README says another severity"
+            assert (code in OPT_IN) == ("opt-in" in row), f"{code}: opt-in or not, the README differs"
+
+
+def _in_range(code: str, cell: str) -> bool:
+    m = re.search(r"CS(\d{3})–CS(\d{3})", cell)
+    return bool(m) and int(m.group(1)) <= int(code[2:]) <= int(m.group(2))

@@ -41,7 +41,7 @@ sentences_mod = importlib.import_module("chunkseam.structure.sentences")
 
 #: the server settings of each strategy (as bench_lsp.py measures them, and smaller)
 STRATEGIES = {
-    "markdown": [{}, {"size": 64, "overlap": 8}],
+    "markdown": [{}, {"size": 64, "overlap": 8}, {"size": 64, "overlap": 8, "select": ["ALL"]}],
     "recursive": [{"chunker": "recursive", "size": 48, "overlap": 8},
                   {"chunker": "recursive", "unit": "chars", "size": 120, "overlap": 30}],
     "langchain": [{"chunker": "langchain", "size": 48, "overlap": 8}],

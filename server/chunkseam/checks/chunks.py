@@ -1,4 +1,4 @@
-"""CS101–CS104: one chunk on its own.
+"""CS101–CS106: one chunk on its own.
 
 * CS101 oversize — ``chunk.oversize`` is set (a chunker kept an atomic unit
   whole over the budget) or the chunk's size is over ``settings.size``. In
@@ -21,6 +21,9 @@
   model reads (``model-max-tokens``, or the limit of a known
   ``embedding-model``), special tokens included; distinct from CS101, which
   is about the chunker's own size. Flagged where the model stops reading.
+* CS106 decoration-chunk (opt-in) — the chunk, trimmed, is decoration
+  (:func:`decoration_of`: a badge row, a sponsor wall, a table of contents,
+  licence text …): it holds nothing a question is answered with.
 """
 
 from __future__ import annotations
@@ -601,6 +604,22 @@ def _cut_at(sizer, text: str, budget: int) -> int:
     return lo
 
 
+def decoration_chunk(ctx: Context, view: ChunkView) -> Issue | None:
+    text = ctx.text
+    s, e = view.start, view.end
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    where = decoration_of(ctx, s, e) if e > s else ""
+    if not where:
+        return None
+    return ctx.issue("CS106", f"chunk {view.position + 1} is all decoration — {where}: nothing in it "
+                     "answers a question, yet it takes a place in the index", s, e, chunk=view.position,
+                     hint="leave the region out of what is indexed, or merge it into a neighbour",
+                     region=where)
+
+
 def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None = None) -> list[Issue]:
     """The issues of each chunk of ``ctx`` (or of ``views``, some of them), in order."""
     from chunkseam.tokens.models import model_limit
@@ -621,5 +640,7 @@ def chunk_issues(ctx: Context, first_content: int, views: list[ChunkView] | None
         if "CS104" in on and (i := no_context(ctx, view)):
             out.append(i)
         if limited and (i := over_model_limit(ctx, view)):
+            out.append(i)
+        if "CS106" in on and (i := decoration_chunk(ctx, view)):
             out.append(i)
     return out

@@ -30,7 +30,7 @@ selector that matches it decides (an exact code or name beats any prefix, a
 longer prefix beats a shorter one, ``ALL`` is the least specific); between a
 ``select``/``extend-select`` and an ``ignore`` selector of equal specificity
 the ``ignore`` wins. Without ``select`` every rule is selected but the opt-in
-ones (:data:`OPT_IN`: CS104), which run when any selector names them
+ones (:data:`OPT_IN`: CS104, CS106), which run when any selector names them
 (``extend-select = ["CS104"]``, ``select = ["ALL"]`` …). ``per-file-ignores`` then removes rules for files whose path
 matches a glob, and ``severity`` re-grades rules (most specific selector
 wins; ``"off"`` disables).
@@ -113,6 +113,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "the chunk carries no heading path although its document has headings"),
     ("CS105", "over-model-limit", "warning", "chunk",
      "the chunk is longer than the embedding model's input limit: the rest is cut off silently"),
+    ("CS106", "decoration-chunk", "info", "chunk",
+     "the chunk is all decoration (badges, a sponsor wall, a table of contents, licence text)"),
     # code files
     ("CS201", "split-definition", "warning", "code",
      "the cut falls inside a function or class (not between two members of a class)"),
@@ -280,7 +282,7 @@ def _decide(code: str, selected: list[tuple[int, bool]]) -> bool | None:
 #: rules that run only when selected explicitly (by code, prefix, name or
 #: ``ALL``), like ruff's non-default rules: real findings, but too frequent
 #: under window chunkers to be on by default
-OPT_IN = frozenset({"CS104"})
+OPT_IN = frozenset({"CS104", "CS106"})
 
 
 def resolve_selection(settings: Any = None, path: str | None = None) -> dict[str, str]:

@@ -45,11 +45,12 @@ from chunkseam.core.chunk import Chunk, chunk_of
 from chunkseam.document.text import Document, kind_for
 from chunkseam.core.issue import Issue
 from chunkseam.core.settings import Settings
+from chunkseam.checks.registry import RULES
 
 #: the strategies a splitter runs (structure-aware; the ones the guarantee is about)
 STRATEGIES = ("markdown", "code", "sentence")
 #: per-chunk rules: not about a cut (oversize is how an atomic unit is reported)
-_CHUNK_RULES = frozenset({"CS101", "CS102", "CS103", "CS104", "CS105"})
+_CHUNK_RULES = frozenset(code for code, rule in RULES.items() if rule.family == "chunk")
 LOUD = frozenset({"error", "warning"})
 #: rounds of cut moving before a cut that keeps being judged broken is removed
 ROUNDS = 12
