@@ -188,10 +188,31 @@ def haystack_cases() -> list[Case]:
     ]
 
 
+def chunkipy_cases() -> list[Case]:
+    from chunkipy import FixedSizeTextChunker
+    from chunkipy.size_estimators.char_size_estimator import CharSizeEstimator
+
+    def texts(chunker: Any) -> Callable[[Path], list[str]]:
+        def run(path: Path) -> list[str]:
+            text = read(path)
+            if not text.strip():  # chunkipy refuses a blank text (ValueError): no chunks
+                return []
+            return [c.text for c in chunker.chunk(text) if c.text]
+        return run
+
+    return [
+        Case("chunkipy", "fixed-300-30", "chars", 300, 30, {"splitter": "FixedSizeTextChunker"},
+             texts(FixedSizeTextChunker(chunk_size=300, size_estimator=CharSizeEstimator(),
+                                        overlap_ratio=0.1))),
+        Case("chunkipy", "fixed-120", "chars", 120, 0, {},
+             texts(FixedSizeTextChunker(chunk_size=120, size_estimator=CharSizeEstimator()))),
+    ]
+
+
 def all_cases() -> list[Case]:
     out: list[Case] = []
     for make in (llamaindex_cases, langchain_cases, chonkie_cases, semchunk_cases,
-                 text_splitter_cases, haystack_cases):
+                 text_splitter_cases, haystack_cases, chunkipy_cases):
         out.extend(make())
     return out
 

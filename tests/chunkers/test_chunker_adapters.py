@@ -369,10 +369,88 @@ def test_haystack_sizes_in_words_are_not_judged_as_tokens():
     assert "size_unit" not in tokens.chunks[0].meta
 
 
+# --- chunkipy -------------------------------------------------------------------
+
+def _chunkipy_tokens():
+    """chunkipy's own OpenAISizeEstimator (encode to count, one decoded token a
+    unit), given the offline encoding instead of the name it would resolve."""
+    from chunkipy.size_estimators.openai_size_estimator import OpenAISizeEstimator
+
+    est = OpenAISizeEstimator.__new__(OpenAISizeEstimator)
+    est.tokenizer = ENC
+    return est
+
+
+def test_chunkipy_fixed_size_differential():
+    chunkipy = need("chunkipy")
+    from chunkipy.size_estimators.char_size_estimator import CharSizeEstimator
+
+    checked = 0
+    for path in sample():
+        text = texts_of(path)
+        theirs = chunkipy.FixedSizeTextChunker(chunk_size=SIZE, size_estimator=_chunkipy_tokens(),
+                                               overlap_ratio=OVERLAP / SIZE).chunk(text)
+        theirs = [c.text for c in theirs if c.text]
+        ours = run("chunkipy", text)
+        assert all(c.meta["offsets"] == "tracked" and c.meta["splitter"] == "FixedSizeTextChunker"
+                   for c in ours)
+        if any("\ufffd" in t for t in theirs) and "\ufffd" not in text:
+            # chunkipy decodes each token alone: a character cut into byte tokens becomes
+            # U+FFFD in its text; ours are the source's characters, as many windows
+            assert len(ours) == len(theirs), path
+            continue
+        assert [c.text for c in ours] == theirs, path
+        checked += 1
+        chars = chunkipy.FixedSizeTextChunker(chunk_size=300, size_estimator=CharSizeEstimator(),
+                                              overlap_ratio=0.1).chunk(text)
+        ours = run("chunkipy", text, CHARS, size=300, overlap=30)
+        assert [c.text for c in ours] == [c.text for c in chars if c.text], path
+    assert checked >= 5
+
+
+def test_chunkipy_recursive_rewrites_text_and_says_so():
+    chunkipy = need("chunkipy")
+    from chunkipy.size_estimators.char_size_estimator import CharSizeEstimator
+
+    text = texts_of(CORPUS / "markdown" / "readmes" / "psf-requests-README.md")
+    theirs = [c.text for c in chunkipy.RecursiveTextChunker(
+        chunk_size=200, size_estimator=CharSizeEstimator()).chunk(text) if c.text]
+    # the library drops the space a separator leaves ("simple, yet" -> "simple,yet")
+    assert any(t not in text for t in theirs)
+    with pytest.raises(ValueError, match=r"chunkipy: chunk \d+ of RecursiveTextChunker is not a span "
+                                         r".*approximate = true"):
+        chunkers.get("chunkipy").chunk(Document(text), CHARS, size=200, overlap=0,
+                                       splitter="RecursiveTextChunker")
+    ours = chunkers.get("chunkipy").chunk(Document(text), CHARS, size=200, overlap=0,
+                                          splitter="RecursiveTextChunker", approximate=True)
+    assert [c.meta.get("library_text", c.text) for c in ours] == theirs
+    assert all(c.approximate and c.meta["offsets"] == "approximate" for c in ours)
+    # on text its separators leave whole, its chunks are spans of the source
+    plain = "Stop the service first, then restart the server; check the logs, and wait. " * 12
+    theirs = [c.text for c in chunkipy.RecursiveTextChunker(
+        chunk_size=120, size_estimator=CharSizeEstimator()).chunk(plain) if c.text]
+    ours = run("chunkipy", plain, CHARS, size=120, overlap=0, splitter="RecursiveTextChunker")
+    assert [c.text for c in ours] == theirs and len(ours) > 5
+
+
+def test_chunkipy_options_are_checked():
+    need("chunkipy")
+    chunker = chunkers.get("chunkipy")
+    doc = Document(PARAGRAPH)
+    for options, message in (({"text_splitters": []}, "splitter objects"),
+                             ({"chunk_size": 10}, "use the size setting"),
+                             ({"overlap_ratio": 0.5}, "use the overlap setting"),
+                             ({"splitter": "SemanticChunker"}, "unknown splitter"),
+                             ({"splitter": "chunkipy.FixedSizeTextChunker"}, "not an import path")):
+        with pytest.raises(ValueError, match=message):
+            chunker.chunk(doc, TOK, size=16, overlap=0, **options)
+    assert chunker.chunk(Document("   \n"), TOK, size=16) == []
+
+
 # --- inputs the libraries cannot take as they are ---------------------------------
 
-ADAPTERS = ["llamaindex", "chonkie", "semchunk", "text-splitter", "haystack"]
-MODULES = {"llamaindex": "llama_index.core.node_parser", "chonkie": "chonkie",
+ADAPTERS = ["llamaindex", "chonkie", "semchunk", "text-splitter", "haystack", "chunkipy"]
+MODULES = {"llamaindex": "llama_index.core.node_parser", "chonkie": "chonkie", "chunkipy": "chunkipy",
            "semchunk": "semchunk", "text-splitter": "semantic_text_splitter",
            "haystack": "haystack.components.preprocessors"}
 
@@ -589,3 +667,22 @@ def test_surrogate_check_finds_what_the_pattern_finds():
     samples += [f"a{chr(c)}b" for c in range(0xD800, 0xE000, 0x3F)] + ["\ud83d\ude42", "x\udfff"]
     for s in samples:
         assert adapter._has_surrogates(s) == bool(adapter._SURROGATE.search(s)), repr(s)
+
+
+def test_every_chunker_is_offered_in_the_editor_and_the_readme():
+    """The VS Code setting's enum and the README's chunker table name every
+    registered strategy (a new adapter is listed where users choose one)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    manifest = json.loads((root / "client-vscode" / "package.json").read_text(encoding="utf-8"))
+    sections = manifest["contributes"]["configuration"]
+    sections = sections if isinstance(sections, list) else [sections]
+    setting = next(s["properties"]["chunkseam.chunker"] for s in sections
+                   if "chunkseam.chunker" in s["properties"])
+    assert set(setting["enum"]) - {"auto", None} == set(chunkers.names())
+    assert len(setting["enumDescriptions"]) == len(setting["enum"])
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for name in chunkers.names():
+        assert f"\n| `{name}` |" in readme, f"{name} has no row in the README's chunker table"

@@ -2,7 +2,7 @@
 it (tests/pipeline_runs.py): LlamaIndex through ``SimpleDirectoryReader`` +
 ``IngestionPipeline`` and ``get_nodes_from_documents``, LangChain's
 ``split_text``, chonkie's ``chunk``, semchunk's chunker, semantic-text-splitter's
-``chunks``, Haystack's ``DocumentSplitter.run`` — at two or more settings each,
+``chunks``, Haystack's ``DocumentSplitter.run``, chunkipy's ``chunk`` — at two or more settings each,
 over 20 corpus files and the synthetic hard cases (CJK, emoji/ZWJ, CRLF, tabs,
 long runs of one and two characters, repeated text, empty, whitespace-only,
 combining marks, special-token strings, odd spaces, a BOM, runs of newlines).
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 for _lib in ("llama_index.core", "langchain_text_splitters", "chonkie", "semchunk",
-             "semantic_text_splitter", "haystack"):
+             "semantic_text_splitter", "haystack", "chunkipy"):
     pytest.importorskip(_lib)
 
 import pipeline_runs  # noqa: E402
@@ -53,7 +53,7 @@ def test_the_settings_cover_every_adapter_twice():
     for case in CASES.values():
         per[case.adapter] = per.get(case.adapter, 0) + 1
     assert set(per) == {"llamaindex", "langchain", "chonkie", "semchunk", "text-splitter",
-                        "haystack"}
+                        "haystack", "chunkipy"}
     assert min(per.values()) >= 2
     assert len(pipeline_runs.HARD) >= 12
 

@@ -33,7 +33,7 @@ _REGISTRY: dict[str, Chunker] = {}
 _BUILTIN_MODULES = ("fixed", "recursive", "sentence", "markdown", "code",
                     # pipeline-library adapters (each library imported only when used)
                     "adapters.langchain", "adapters.llamaindex", "adapters.chonkie", "adapters.semchunk",
-                    "adapters.text_splitter", "adapters.haystack")
+                    "adapters.text_splitter", "adapters.haystack", "adapters.chunkipy")
 _loaded = False
 # Held while the built-in strategies are imported, so that a thread never sees
 # a half-filled registry; re-entrant because a strategy module may itself ask
