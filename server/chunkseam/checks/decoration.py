@@ -78,6 +78,7 @@ _TEXT_DIRECTIVES = frozenset("admonition attention caution danger error hint imp
                              "seealso rubric topic sidebar versionadded versionchanged deprecated "
                              "centered title".split())
 _ESM = "page code (an MDX import/export block)"
+_IMAGE_REGION = "an image (a badge or a logo)"
 #: a template's data binding: an interpolation ({{ x }}), a Vue directive (v-for=, v-if=) or bound attribute (:href=, @click=)
 _BINDING = re.compile(r"\{\{[^{}\n]*\}\}|\s(?:v-[a-z][\w-]*|[:@][a-z][\w.-]*)\s*=\s*[\"']")
 _LINKED_IMG = re.compile(r"<a\b[^>]*>\s*(?:<(?!/?a\b)[^<>]*>\s*)*<(?:img|svg|picture)\b", re.I)
@@ -97,6 +98,12 @@ _AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.I)
 _PAGE_CODE = re.compile(r"\s*<(?:style|script)\b", re.I)
 #: a reStructuredText directive that passes markup through to one output format
 _RAW_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+raw::", re.I)
+#: an image directive (``.. image:: url`` or a substitution ``.. |name| image:: url``) with
+#: only the options of a picture (alternative text, link, size, alignment): a badge or a logo;
+#: a figure has a caption, text a reader reads, and is not one
+_IMAGE_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?image::[ \t]+\S+[ \t]*"
+                              r"(?:\r?\n[ \t]+:(?:alt|target|width|height|scale|align|class|name):[^\r\n]*)*\s*",
+                              re.I)
 #: a line that only defines a link's target: a Markdown reference definition
 #: (``[label]: https://… "title"``; not a footnote, ``[^1]: …``) or a reStructuredText
 #: hyperlink target (``.. _label: https://…``): a label and one URL
@@ -129,6 +136,8 @@ def region(kind: str, text: str) -> str:
         # ".. automethod:: Environment.parse", ".. include:: x.rst": a one-line directive whose one
         # argument is a name or a path: what it shows is generated, it has no text of its own
         return "a directive with no text of its own (generated content)"
+    if kind in ("explicit", "directive") and "image::" in text and _IMAGE_DIRECTIVE.fullmatch(text):
+        return _IMAGE_REGION
     if not any(sig in text for sig in _SIGNS) and not _licence_words(text):
         return ""  # no markup, no link, no licence word: content (decided without the cache)
     key = (kind, text_key(text))

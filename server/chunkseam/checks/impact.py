@@ -16,6 +16,12 @@ read:
   answer: severity info, "— in a badge row (decoration)", ``data["impact"] =
   "decoration"``, ``data["region"]`` what it is.
 
+Three narrower verdicts say the same of what a rule's unit holds: a CS008 cut
+inside a tag or a bare directive head whose wrapped blocks are each whole in a
+chunk (*markup-only*, :func:`markup_only`), CS004 rows that name what they
+describe (*self-describing*, :func:`self_describing`), and a CS007 lead-in
+before a block that names itself (:func:`self_named`).
+
 Only a cut that loses content keeps its rule's severity. The settings
 ``loud-overlap`` and ``loud-decoration`` (both false by default) keep the
 rule's severity for these too. A rule graded below info (``hint``) stays
@@ -60,7 +66,9 @@ from chunkseam.checks.decoration import inline_span, licence_file, region
 #: the cut rules whose issues are graded by impact
 CUT_RULES = frozenset({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008"})
 #: the rules whose unit may be whole but for a few marks on one side of the cut
-_JUNK_RULES = frozenset({"CS002", "CS005", "CS006"})
+_JUNK_RULES = frozenset({"CS002", "CS005", "CS006", "CS008"})
+#: no letter, digit or other word character
+_NO_WORD = re.compile(r"[^\w]*")
 _LOUD = frozenset({"error", "warning"})
 #: what a rule's unit is called in a message
 _UNIT = {"CS001": "word", "CS002": "sentence", "CS003": "code block", "CS004": "table",
@@ -267,7 +275,10 @@ def junk_side(text: str, issue: Issue) -> str | None:
         # only an issue or pull-request reference after the cut ("… escape.⟂ Closes #1132"):
         # the item's words are whole, its tracker number is a trivial edge
         return " ".join(tail.split())
-    for a, b, marks in ((unit[0], c, _OPENING), (c, unit[1], _CLOSING)):
+    sides = ((unit[0], c, _OPENING), (c, unit[1], _CLOSING))
+    if issue.code == "CS008":  # a block's own marks: the first dot of ".. note::", a tag's "<"
+        sides = ((unit[0], c, _NO_WORD), (c, unit[1], _NO_WORD))
+    for a, b, marks in sides:
         piece = text[a:b]
         if len(piece) <= 12 and marks.fullmatch(piece):
             if issue.code == "CS006":
@@ -339,7 +350,8 @@ def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
                  if n]  # (empty cells and image-only ones — a badge carries its own label — aside)
         linked = "](" in cells[0] or "][" in cells[0] or "<a " in cells[0]  # (a linked logo names it too)
         if words:  # a short name beside prose
-            if not (1 <= name <= 6 or (name == 0 and linked)) or min(words) < 3:
+            # (a linked first cell names what it links to, however long its title)
+            if not (1 <= name <= 6 or linked) or min(words) < 3:
                 return False
         elif len(rest) == len(cells) - 1 or not (name >= 1 or linked):
             return False  # (links beside a name, or a name with its description: "ferrule - pins versions")
@@ -356,6 +368,8 @@ def _links_only(cell: str) -> bool:
     "@scope/pkg", a version) is a value like any other."""
     if "](" not in cell and "][" not in cell and "://" not in cell and "<a " not in cell:
         return False
+    if "![" in cell:  # an image inside a link (a badge) is the link's label, not a word
+        cell = _REF_IMAGE.sub(" ", cell)
     for m in _LINK_ANY.finditer(cell):
         label = m.group(1) if m.group(1) is not None else _TAG_ANY.sub(" ", m.group(2) or "")
         if not _LABEL.fullmatch(label.strip()) and not _URL.fullmatch(label.strip()):
@@ -380,6 +394,14 @@ def _link_tail(text: str, c: int, row: tuple[int, int]) -> bool:
     return all(not cell.strip() or _links_only(cell) for cell in rest)
 
 
+def _in_badge_cell(text: str, c: int, row: tuple[int, int]) -> bool:
+    """Whether the cell of ``row`` holding ``c`` is an image link (a badge, a logo)."""
+    a = text.rfind("|", row[0], c) + 1 or row[0]
+    b = text.find("|", c, row[1])
+    cell = text[a : row[1] if b < 0 else b]
+    return "[![" in cell or "<img" in cell.lower()
+
+
 def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
     """CS004: whether all the cut costs is the header of the rows after it,
     and those rows describe themselves (:func:`self_describing`): the cut is
@@ -399,8 +421,12 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
         inside = next(((rs, re_) for rs, re_ in rows[1:] if rs < c < re_), None)
         if inside is not None and (not text[inside[0]:c].strip(" \t|") or not text[c:inside[1]].strip(" \t|\r\n")):
             inside = None  # only a row's padding and pipes on one side: a cut between rows
-        elif inside is not None and link_target_at(text, c) is not None and _link_tail(text, c, inside):
-            inside = None  # only the target of the row's last links is cut: its text is whole before the cut
+        elif inside is not None and _link_tail(text, c, inside) and (
+                link_target_at(text, c) is not None or _in_badge_cell(text, c, inside)):
+            # only the target of the row's last links, or a badge among them ("Open in
+            # Colab"), is cut: the row's own text is whole before the cut (a bare URL cut
+            # in two is the link itself broken)
+            inside = None
         if inside is not None:
             if holders is None or not holders.overlap or holders.holder(*inside) is None:
                 return False
@@ -437,6 +463,113 @@ def _between_files(text: str, s: int, e: int, c: int, cache: dict) -> bool:
 
 
 _NONSPACE = re.compile(r"\S")
+
+
+#: markup: a tag (its attributes too), an MDX expression in braces, a comment
+_MARKUP = re.compile(r"<!--.*?-->|<[^<>]*>|\{[^{}]*\}", re.S)
+#: an attribute that names what its element wraps, and its value
+_LABEL_ATTR = re.compile(r"""\b(?:title|label|description|summary|heading|caption)\s*=\s*"""
+                    r"""(?:"([^"]*)"|'([^']*)'|\{\s*["'`]([^"'`{}]*)["'`]\s*\})""", re.I)
+#: a word (letters) outside the markup: text a reader reads
+_WORD = re.compile(r"[^\W\d_]{2,}")
+#: a reStructuredText directive's head without an argument (``.. note::``) and its options
+_BARE_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+[\w:-]+::[ \t]*(?:\r?\n[ \t]+:[\w -]+:[^\r\n]*)*\s*")
+#: the largest element read for its blocks
+_MARKUP_READ = 20_000
+
+
+def markup_only(ctx: Context, issue: Issue, holders: _Holders) -> tuple[int, int, int, int, int, int] | None:
+    """For a CS008 cut inside a tag of a JSX or HTML element (an MDX component's
+    `<Tab value="…">`, its closing `</Tab>`) or inside the head line of a
+    reStructuredText directive without an argument (``.. note::``): whether only
+    the element's own markup is split — no block inside it (a paragraph, a code
+    block, a list) is cut, each is whole in some chunk, and what is outside those
+    blocks carries no text a reader reads (no word outside tags and braces, no
+    ``title``/``label``/``description`` of two words or more that names them;
+    for a directive, no argument). ``(start, end, last block's start, first
+    block's end, blocks, chunk holding the first)`` read, else None."""
+    kind = (issue.data or {}).get("kind")
+    if kind not in ("jsx", "html_block", "directive", "explicit") or issue.unit is None or issue.cut is None:
+        return None
+    s, e = issue.unit
+    if e - s > _MARKUP_READ:
+        return None
+    text = ctx.text
+    c = issue.cut
+    if kind in ("directive", "explicit"):
+        head = text.find("\n", s, e)
+        if not s < c < (e if head < 0 else head):
+            return None  # not in the directive's own line: a bare head ending a chunk loses its body
+    elif not (text.rfind("<", s, c) > text.rfind(">", s, c) and text.find(">", c, e) >= 0):
+        # not inside a tag: a whole opening tag ending a chunk (`<PagesOnly>`) says what
+        # the blocks after it are for, and they start the next chunk without it
+        return None
+    inner = [b for b in ctx.structure.blocks_between(s, e)
+             if b.is_leaf and b.end <= e and b.kind not in ("html_block", "jsx", "esm")]
+    if not inner or any(b.start < issue.cut < b.end for b in inner):
+        return None  # nothing but markup, or a block inside is cut (its own rule's matter)
+    parts, pos = [], s
+    for b in inner:
+        parts.append(text[pos:b.start])
+        pos = max(pos, b.end)
+    parts.append(text[pos:e])
+    markup = "".join(parts)
+    if kind in ("directive", "explicit"):
+        if not _BARE_DIRECTIVE.fullmatch(markup):
+            return None  # a directive with an argument (a name, a title) or text of its own
+    else:
+        for m in _LABEL_ATTR.finditer(markup):
+            if len(next(g for g in m.groups() if g is not None).split()) >= 2:
+                return None  # a label that names what the element wraps
+        if _WORD.search(_MARKUP.sub(" ", markup)):
+            return None
+    first_holder = None
+    for b in inner:
+        k = holders.holder(b.start, b.end)
+        if k is None:
+            return None
+        first_holder = k if first_holder is None else first_holder
+    return (s, e, max(b.start for b in inner), min(b.end for b in inner), len(inner), first_holder)
+
+
+#: a code block's opening line (a fence with its info string)
+_FENCE_OPEN = re.compile(r"[ \t]*(?:`{3,}|~{3,})[^\r\n]*\r?\n")
+#: lines a definition may come after: blank, comments, imports, decorators
+_PREAMBLE = re.compile(r"[ \t]*(?:$|//|#|/\*|\*|--|import\b|from\s+\S+\s+import\b|using\b|package\b"
+                       r"|use\b|(?:const|let|var)\s+\w+\s*=\s*require\(|@(?!\w+\s*\{)[\w.]+)")
+#: a definition that names what it is: a type, a class, a function; a bibliography entry
+_DEFINITION = re.compile(r"[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:pub(?:\([^)]*\))?\s+)?"
+                         r"(?:abstract\s+)?(?:async\s+)?"
+                         r"(?:interface|type|class|struct|enum|trait|def|function|fn|func)\s+([A-Za-z_$][\w$]*)"
+                         r"|[ \t]*@(\w+)\s*\{\s*([^,\s]+)")
+#: how much of a code block is read for its definition
+_DEFINITION_READ = 600
+
+
+def self_named(text: str, body: int) -> tuple[str, int]:
+    """What a code block at ``body`` (a fence or a literal block) defines when its
+    first line of code, after comments, imports and decorators, is a named
+    definition ("interface ErrorObject", "class User", a BibTeX entry): such a
+    block names itself, and the lead-in before it adds little. ("", reach) else;
+    ``reach`` is how far the text was read."""
+    reach = min(len(text), body + _DEFINITION_READ)
+    m = _FENCE_OPEN.match(text, body, reach)
+    pos = m.end() if m else body
+    while pos < reach:
+        eol = text.find("\n", pos, reach)
+        line = text[pos : reach if eol < 0 else eol].rstrip("\r")
+        if line.strip().startswith(("```", "~~~")):
+            return "", reach
+        d = _DEFINITION.match(line)
+        if d is not None:
+            if d.group(1):
+                kind = line.split(d.group(1))[0].split()[-1]
+                return f"{kind} {d.group(1)}", reach
+            return f"@{d.group(2)}{{{d.group(3)}", reach
+        if not _PREAMBLE.match(line) or eol < 0:
+            return "", reach
+        pos = eol + 1
+    return "", reach
 
 
 def _lines(text: str, a: int, b: int, most: int = 2) -> int:
@@ -559,6 +692,19 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                             return regraded(issue, f"the code block's lines {side} the cut are in chunk {k + 1} "
                                                    "too, which goes on across the cut (overlap)",
                                             impact="whole-elsewhere", whole_in=k)
+    if not loud_overlap and issue.code == "CS008":
+        got = markup_only(ctx, issue, holders)
+        if got is not None:
+            a, b, last_start, first_end, n, k = got
+            hi, lo = max(hi, b + 1), min(lo, text.rfind("\n", 0, a) + 1)
+            # (the chunks starting at or before the last block's start were read, to
+            # find for each block one that holds it: those before them end too soon)
+            first = last_start if first is None else max(first, last_start)
+            end = first_end if end is None else min(end, first_end)
+            read += (hi, first, end, lo)
+            whole = f"the block inside is whole in chunk {k + 1}" if n == 1 else \
+                f"each of the {n} blocks inside is whole in a chunk"
+            return regraded(issue, f"only markup is cut ({whole})", impact="markup-only")
     if not loud_overlap and issue.code == "CS004":
         # the verdict reads the table's text and rows, and the chunks that start at
         # the cut or hold the row it falls in: kept with it whichever way it goes
@@ -576,6 +722,13 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                 read.append(([(b.kind, b.start, b.end) for b in around], True))
                 return regraded(issue, "its rows name what they describe: they read the same "
                                        "without the header", impact="self-describing")
+    if not loud_overlap and issue.code == "CS007" and isinstance((issue.data or {}).get("body"), int) \
+            and "lead_in" in issue.data:
+        name, reach = self_named(text, issue.data["body"])
+        hi = max(hi, reach)
+        if name:
+            read += (hi, first, end, lo)
+            return regraded(issue, f"what it introduces names itself ({name})", impact="self-describing")
     if not loud_overlap and issue.code in _JUNK_RULES:
         junk = junk_side(text, issue)
         if junk:
