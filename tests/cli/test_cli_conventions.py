@@ -190,6 +190,23 @@ def test_summary_wording_singular_and_baselined(proj: Path, capsys) -> None:
     assert out.strip().endswith("x.md: 1 chunk (markdown, size 400 tokens, overlap 0)")
 
 
+@pytest.mark.parametrize("fmt", ["text", "github", "azure"])
+def test_quiet_prints_the_issues_and_nothing_else(proj: Path, capsys, fmt: str) -> None:
+    (proj / "b.md").write_text("# B\n\n" + "One sentence that runs on and on across the cut. " * 30,
+                               encoding="utf-8")
+    opts = ["--chunker", "fixed", "--unit", "chars", "--size", "200", "--format", fmt, "b.md", "nope.md"]
+    rc, out, err = run(capsys, "lint", *opts)
+    rc_q, out_q, err_q = run(capsys, "lint", "-q", *opts)
+    assert rc == rc_q == 2  # the exit code is unchanged (2: an input could not be read)
+    lines, quiet = out.splitlines(), out_q.splitlines()
+    assert quiet and quiet == [line for line in lines if "b.md" in line]  # every issue, in order
+    assert len(lines) == len(quiet) + 1 and "issue" in lines[-1]  # only the summary line is gone
+    assert ("simulating chunker" in err) == (fmt == "text") and "simulating chunker" not in err_q
+    assert "nope.md" in err_q  # an unreadable input is still reported
+    rc, out, _ = run(capsys, "lint", "--quiet", "x.md")
+    assert (rc, out) == (0, "")  # a clean run prints nothing
+
+
 # --- config --show --------------------------------------------------------------------------------
 
 

@@ -195,6 +195,9 @@ def report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     p.add_argument("-j", "--jobs", type=jobs_count, default=1, metavar="N",
                    help="worker processes (0 = all cores; default 1)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print the issues and nothing else: no summary line, no note of the chunker "
+                        "simulated, no progress bar (errors still go to stderr; the exit code is unchanged)")
 
 
 COLOR_HELP = "colour output (auto: on a terminal; NO_COLOR / FORCE_COLOR respected)"
@@ -381,11 +384,13 @@ def finish(args: argparse.Namespace, results: Iterable[FileResult], errors: list
         if args.format == "text" and not nothing_checked:
             if args.statistics:
                 report.write_statistics(out, summary, style)
-            for line in (extra_text() if extra_text else []):
-                out.write(line + "\n")
-            out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
+            if not getattr(args, "quiet", False):
+                for line in (extra_text() if extra_text else []):
+                    out.write(line + "\n")
+                out.write(style.bold(report.summary_line(summary, noun=noun)) + "\n")
         elif args.format in ("github", "azure") and not nothing_checked:
-            out.write(report.summary_line(summary, noun=noun) + "\n")
+            if not getattr(args, "quiet", False):
+                out.write(report.summary_line(summary, noun=noun) + "\n")
         elif args.format in ("json", "jsonl"):
             stream.close(summary, errors, **json_extra)
         elif args.format == "sarif":
@@ -454,7 +459,8 @@ def map_jobs(func, items, jobs: int):
 
 def progress_bar(iterable, total: int | None, args: argparse.Namespace, label: str, *, bytes_total: int | None = None):
     """A progress bar on stderr, only when stderr is a terminal."""
-    if not (sys.stderr.isatty() and (total or 0) > 1) or os.environ.get("CHUNKSEAM_NO_PROGRESS"):
+    if (not (sys.stderr.isatty() and (total or 0) > 1) or os.environ.get("CHUNKSEAM_NO_PROGRESS")
+            or getattr(args, "quiet", False)):
         yield from iterable
         return
     from rich import progress as rp

@@ -95,7 +95,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     resolved_files = [cache.resolved(f) for f in disc.files]
     items = [(str(f), r.settings) for f, r in zip(disc.files, resolved_files)]
 
-    if items and args.format == "text":  # which chunker is simulated for these files, and why
+    if items and args.format == "text" and not args.quiet:  # which chunker is simulated, and why
         from chunkseam.engine.analysis import describe_chunker
 
         for line in list(dict.fromkeys(describe_chunker(r.settings, r.sources)
