@@ -151,16 +151,21 @@ def decoration_of(ctx: Context, s: int, e: int) -> str:
 KEPT_WHOLE_RATIO = 2
 
 
+def _trimmed(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span ``s``–``e`` of ``text`` without its leading and trailing white space."""
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
 def fragment(ctx: Context, view: ChunkView) -> Issue | None:
     minimum = getattr(ctx.settings, "min_tokens", 0) or 0
     if view.tokens is None or len(ctx.chunks) < 2 or view.tokens >= minimum:
         return None
     text = ctx.text
-    s, e = view.start, view.end
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
+    s, e = _trimmed(text, view.start, view.end)
     whole = whole_section(ctx, s, e)
     unit = _units(ctx)
     one = unit[:-1] if view.tokens == 1 and unit.endswith("s") else unit  # "1 token", "1 char"
@@ -606,11 +611,7 @@ def _cut_at(sizer, text: str, budget: int) -> int:
 
 def decoration_chunk(ctx: Context, view: ChunkView) -> Issue | None:
     text = ctx.text
-    s, e = view.start, view.end
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
+    s, e = _trimmed(text, view.start, view.end)
     where = decoration_of(ctx, s, e) if e > s else ""
     if not where:
         return None
