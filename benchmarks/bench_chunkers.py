@@ -40,8 +40,9 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
 
 SIZE = 256
 OVERLAP = 32
-#: strategies whose overlap is not in size units
-OVERLAP_BY_STRATEGY = {"sentence": 1}
+#: strategies whose overlap is not in size units (sentence: in sentences), or that have none
+#: (chonkie's RecursiveChunker takes no overlap: it runs with 0)
+OVERLAP_BY_STRATEGY = {"sentence": 1, "chonkie": 0}
 
 
 def load_corpus() -> list[str]:
