@@ -19,8 +19,10 @@ read:
 Three narrower verdicts say the same of what a rule's unit holds: a CS008 cut
 inside a tag or a bare directive head whose wrapped blocks are each whole in a
 chunk (*markup-only*, :func:`markup_only`), CS004 rows that name what they
-describe (*self-describing*, :func:`self_describing`), and a CS007 lead-in
-before a block that names itself (:func:`self_named`).
+describe (*self-describing*, :func:`self_describing`), a CS007 lead-in
+before a block that names itself (:func:`self_named`), and a CS003 cut that
+leaves only a code block's leading imports apart from its code, whole in a
+chunk (*imports-only*, :func:`import_prefix`).
 
 Only a cut that loses content keeps its rule's severity. The settings
 ``loud-overlap`` and ``loud-decoration`` (both false by default) keep the
@@ -338,6 +340,8 @@ def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
     table = [_cells(text[rs:re_]) for rs, re_ in body]
     if any(len(cells) < 2 for cells in table):
         return False
+    if _code_and_word(table):
+        return True
     # columns of links ("[GitHub](…)", "https://…"): their cells say what they are, and a
     # short cell among them ("Not available") stands for a missing link
     width = max(len(cells) for cells in table)
@@ -356,6 +360,36 @@ def self_describing(text: str, rows: list[tuple[int, int]]) -> bool:
         elif len(rest) == len(cells) - 1 or not (name >= 1 or linked):
             return False  # (links beside a name, or a name with its description: "ferrule - pins versions")
     return True
+
+
+#: a cell's value that says nothing without its column's name: a type, a flag, nothing
+_BARE_VALUE = frozenset({"yes", "no", "true", "false", "none", "null", "n/a", "optional", "required",
+                         "int", "integer", "str", "string", "bool", "boolean", "float", "number", "text",
+                         "flag", "list", "dict", "object", "array", "any", "path", "default"})
+#: a value of words: letters and the punctuation of a list of names ("Chinese (Simplified)",
+#: "Arabic-script family (9): Arabic, Persian"); figures only inside parentheses
+_WORDS_VALUE = re.compile(r"[,;: \t]*[^\W\d_](?:[^\W\d_]|['’.-])*(?:[ \t,;:/&]+[^\W\d_](?:[^\W\d_]|['’.-])*)*[,;:. \t]*")
+_PARENS = re.compile(r"[ \t]*\([^()\n]*\)[ \t]*")
+
+
+def _code_and_word(table: list[list[str]]) -> bool:
+    """Whether a two-column table pairs a short name or code with the words it
+    stands for (`` `de` | German``, ``eslav | East Slavic family: Russian,
+    Belarusian``): each row reads alone. A row with an empty first cell
+    continues the row above it (a long value wrapped); a value that is a type, a
+    flag or a figure ("integer", "yes", "v4, v5") needs its header."""
+    named = 0
+    for cells in table:
+        if len(cells) != 2:
+            return False
+        name, value = cells[0].strip(), _PARENS.sub(" ", cells[1]).strip()
+        if not value or not _WORDS_VALUE.fullmatch(value) or value.lower() in _BARE_VALUE:
+            return False
+        if name:
+            if len(_CELL_WORD.findall(name)) > 3 or "](" in name:
+                return False
+            named += 1
+    return named > 0
 
 
 _URL = re.compile(r"<?https?://[^\s|<>]+>?")
@@ -432,7 +466,40 @@ def _header_only(ctx: Context, issue: Issue, holders: _Holders | None) -> bool:
                 return False
             if any(v.start == c for v in ctx.chunks) and not _link_tail(text, c, inside):
                 return False  # a chunk starts with the row's tail: a description without its name
+    group = _wrapped_row(text, rows, c)
+    if group is not None and (holders is None or holders.holder(*group) is None):
+        return False  # a row wrapped over several lines is cut: its last lines lack its name
     return self_describing(text, rows)
+
+
+def _wrapped_row(text: str, rows: list[tuple[int, int]], c: int) -> tuple[int, int] | None:
+    """The span of the row wrapped over several lines (its next lines have an
+    empty first cell: ``|      | Sindhi, Baluchi |``) that the cut at ``c`` falls
+    inside, or None."""
+    body = rows[1:]
+    i = next((k for k, (rs, re_) in enumerate(body) if re_ >= c), None)
+    if i is None:
+        return None
+    if body[i][0] >= c or not text[c : body[i][1]].strip(" \t|\r\n"):
+        # a cut at a line's end or between lines: the line after it is what may continue
+        i = i + 1 if body[i][0] < c else i
+        if i >= len(body) or not _continues(text, body[i]):
+            return None
+    a = i
+    while a > 0 and _continues(text, body[a]):
+        a -= 1
+    b = i
+    while b + 1 < len(body) and _continues(text, body[b + 1]):
+        b += 1
+    if a == b:
+        return None
+    return body[a][0], body[b][1]
+
+
+def _continues(text: str, row: tuple[int, int]) -> bool:
+    """Whether a table line's first cell is empty: it wraps the row above it."""
+    cells = _cells(text[row[0] : row[1]])
+    return len(cells) >= 2 and not cells[0].strip() and any(c.strip() for c in cells[1:])
 
 
 #: a line naming the file the code after it belongs to, in a code block showing
@@ -544,6 +611,57 @@ _DEFINITION = re.compile(r"[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:
                          r"|[ \t]*@(\w+)\s*\{\s*([^,\s]+)")
 #: how much of a code block is read for its definition
 _DEFINITION_READ = 600
+
+
+#: a line that imports (Python, JavaScript/TypeScript, Go, Rust, Java/Kotlin, C#, C, R)
+_IMPORT_LINE = re.compile(
+    r"[ \t]*(?:import\b|from\s+[\w.]+\s+import\b|(?:const|let|var)\s+[\w${}, \t]+=\s*require\("
+    r"|use\s+[\w:{]|extern\s+crate\b|package\s+[\w.]+;?[ \t]*$|using\s+[\w.]+\s*;"
+    r"|#\s*include\b|library\(|require\s*\(?\s*['\"])")
+#: a comment line (kept with the imports when it comes before them)
+_COMMENT_LINE = re.compile(r"[ \t]*(?:#(?!\s*include)|//|/\*|\*|--|<!--)")
+#: how far a code block's leading imports are read
+_IMPORTS_READ = 4096
+
+
+def import_prefix(text: str, s: int, e: int, bounds: list | None = None) -> int:
+    """Where the code of the code block whose code spans ``[s, e)`` starts
+    after its leading import lines (``import``, ``from … import``, ``require``,
+    ``use``, ``package``, ``#include``; a statement over several lines, as
+    ``from x import (`` … ``)``, counts whole), the comment and blank lines
+    before and among them: the first character of the next line holding
+    anything else. ``s`` when the block does not open with an import (or its
+    imports run past what is read). ``bounds`` gets the start of each line
+    that begins outside an import statement (a cut there parts whole
+    statements)."""
+    reach = min(e, s + _IMPORTS_READ)
+    pos, code, seen = s, s, False
+    open_ = 0  # brackets an import statement left open
+    while pos < reach:
+        eol = text.find("\n", pos, reach)
+        if eol < 0:
+            return s  # (the imports run on past what is read, or to the block's end: no code after)
+        line = text[pos:eol]
+        if not open_ and bounds is not None:
+            bounds.append(pos)
+        if open_:
+            open_ += line.count("(") + line.count("{") - line.count(")") - line.count("}")
+            open_ = max(open_, 0)
+        elif _IMPORT_LINE.match(line):
+            seen = True
+            open_ = max(0, line.count("(") + line.count("{") - line.count(")") - line.count("}"))
+        elif not line.strip() or (not seen and _COMMENT_LINE.match(line)):
+            pass
+        else:
+            break
+        pos = eol + 1
+        if not open_ and seen:
+            code = pos
+    if not seen or open_:
+        return s
+    while code < reach and text[code] in " \t\r\n":
+        code += 1
+    return code if code < e else s
 
 
 def self_named(text: str, body: int) -> tuple[str, int]:
@@ -692,6 +810,29 @@ def _grade_one(ctx: Context, issue: Issue, holders: _Holders | None, loud_overla
                             return regraded(issue, f"the code block's lines {side} the cut are in chunk {k + 1} "
                                                    "too, which goes on across the cut (overlap)",
                                             impact="whole-elsewhere", whole_in=k)
+    if not loud_overlap and issue.code == "CS003" and unit is not None:
+        # the code block's leading imports apart from its code, which is whole in a
+        # chunk: the example reads without them (a cut inside an import statement
+        # breaks the statement itself and stays loud)
+        s, e = core(text, "CS003", unit)
+        while e > s and text[e - 1] in " \t\r\n":
+            e -= 1
+        bounds: list = []
+        p = import_prefix(text, s, e, bounds)
+        hi, lo = max(hi, e), min(lo, s)
+        c = issue.cut
+        if c < p:  # (in the imports: only between two whole statements)
+            bol = text.rfind("\n", 0, c) + 1
+            eol = text.find("\n", c)
+            at_line = bol if not text[bol:c].strip() else (eol + 1 if eol >= 0 and not text[c:eol].strip() else -1)
+        if s < p and (c >= p or at_line in bounds):
+            first = p if first is None else max(first, p)
+            end = e if end is None else min(end, e)
+            k = holders.holder(p, e)
+            if k is not None:
+                read += (hi, first, end, lo)
+                return regraded(issue, f"only its import lines are apart from the code, which is whole "
+                                       f"in chunk {k + 1}", impact="imports-only", whole_in=k)
     if not loud_overlap and issue.code == "CS008":
         got = markup_only(ctx, issue, holders)
         if got is not None:
