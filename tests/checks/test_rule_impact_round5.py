@@ -101,3 +101,56 @@ def test_values_that_need_their_column_name_stay_loud():
         cut = text.index(rows.splitlines()[1])
         i = one(issues(text, cut_at(text, cut)), "CS004", cut)
         assert i.severity in LOUD, (rows, i.message)
+
+
+DEPENDENTS = (
+    "## Used by\n\nThe most starred projects that depend on the library:\n\n"
+    "| Repository | Stars |\n| --- | ---: |\n"
+    + "".join(f'| <img class="avatar" src="https://avatars.example.com/u/{k}?s=40" width="20" alt=""> &nbsp; '
+              f"[org{k}](https://github.com/org{k}) / [tool{k}](https://github.com/org{k}/tool{k}) | {17976 - 913 * k} |\n"
+              for k in range(8))
+    + "\nSee the dependents graph for the rest.\n"
+)
+
+
+def test_a_table_of_avatars_with_star_counts_is_decoration():
+    text = DEPENDENTS
+    cut = text.index("| <img", text.index("u/4?"))  # between rows: the rows after lose the header
+    cut = text.rfind("\n", 0, cut) + 1
+    i = one(issues(text, cut_at(text, cut)), "CS004", cut)
+    assert i.severity == "info" and i.data["impact"] == "decoration", i.message
+    assert "logos or avatars" in i.message
+    [loud] = at(issues(text, cut_at(text, cut), loud_decoration=True), "CS004", cut)
+    assert loud.severity in LOUD
+    # the figures are the table's words once the avatars go: a table of figures stays loud
+    plain = "| Repository | Stars |\n| --- | ---: |\n" + "".join(
+        f"| tool{k} | {17976 - 913 * k} |\n" for k in range(8)) + "\nEnd.\n"
+    cut = plain.index("| tool4")
+    assert one(issues(plain, cut_at(plain, cut)), "CS004", cut).severity in LOUD
+
+
+def test_a_cut_in_an_internal_rst_link_target_is_decoration():
+    text = ("Special Routing Options\n=======================\n\n"
+            ".. _routing-options-rabbitmq-priorities:\n\n"
+            "RabbitMQ Message Priorities\n---------------------------\n\n"
+            "With RabbitMQ, higher priority numbers denote higher priority, and a task sent with\n"
+            "priority nine runs before one sent with priority one.\n")
+    cut = after(text, ".. _ro")
+    found = [i for i in issues(text, cut_at(text, cut), path="routing.rst") if i.cut == cut]
+    assert found and all(i.severity == "info" for i in found), [(i.code, i.severity, i.message) for i in found]
+    assert any("a link target (an anchor)" in i.message for i in found), [i.message for i in found]
+    # the section's prose cut stays loud
+    cut = after(text, "priority nine ru")
+    assert any(i.severity in LOUD for i in issues(text, cut_at(text, cut), path="routing.rst") if i.cut == cut)
+
+
+def test_only_closing_brackets_past_the_cut_is_a_trivial_edge():
+    text = ("```ts\nconst app = new Hono()\napp.post('/author', validator('json', schema), (c) => {\n"
+            "  const data = c.req.valid('json')\n  return c.json({\n    success: true,\n"
+            "    message: `${data.name} is ${data.age}`,\n  })\n})\n```\n\nThe schema checks the body.\n")
+    cut = after(text, "${data.age}`,\n")
+    i = one(issues(text, cut_at(text, cut)), "CS003", cut)
+    assert i.severity == "info" and "})" in i.message, i.message
+    # one statement more past the cut: the code is cut
+    cut = after(text, "message: `${data.name}")
+    assert one(issues(text, cut_at(text, cut)), "CS003", cut).severity in LOUD

@@ -87,6 +87,8 @@ _IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\[[^\[\
 _LINK = re.compile(r"\[([^\[\]\n]*)\](?:\(([^()\s]*)(?:\s+\"[^\"\n]*\")?\)|\[([^\[\]\n]*)\])")
 _ANCHOR_TEXT = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
 _WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
+#: a figure: a count, a version, an amount ("17976", "1.2k", "3,400")
+_FIGURE = re.compile(r"\d[\d.,]*[kKmM]?")
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9A-Fa-f]+|[A-Za-z]\w*);")
 _CODE = re.compile(r"`[^`\n]*`")
 _MARKERS = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]+", re.M)
@@ -107,7 +109,8 @@ _IMAGE_DIRECTIVE = re.compile(r"\s*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?image::[ \t]+
 #: a line that only defines a link's target: a Markdown reference definition
 #: (``[label]: https://… "title"``; not a footnote, ``[^1]: …``) or a reStructuredText
 #: hyperlink target (``.. _label: https://…``): a label and one URL
-_TARGET_LINE = re.compile(r"[ \t>]*(?:\[(?!\^)[^\]\n]+\]:|\.\.[ \t]+_(?:`[^`\n]+`|[^:\n]+):)[ \t]+\S+"
+#: (a reStructuredText target may be internal, an anchor with no URL: ``.. _routing-options:``)
+_TARGET_LINE = re.compile(r"[ \t>]*(?:\[(?!\^)[^\]\n]+\]:[ \t]+\S+|\.\.[ \t]+_(?:`[^`\n]+`|[^:\n]+):(?:[ \t]+\S+)?)"
                           r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*""")
 #: a data URL's head (``data:image/svg+xml;…,`` ``data:image/png;base64,``)
 _DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+[;,]", re.I)
@@ -217,7 +220,8 @@ def _judge(kind: str, text: str) -> str:
     body = _ENTITY.sub(" ", body)
     body = _CODE.sub(" code ", body)
     body = _MARKERS.sub(" ", body)
-    words = len(_WORD.findall(body))  # words outside links and markup
+    found = _WORD.findall(body)
+    words = len(found)  # words outside links and markup
     lines = [ln for ln in text.splitlines() if ln.strip(" \t>|-")]
     n = len(lines)
     if images >= 2 and words <= 2 + images // 4 and link_words <= 4 * max(images, links):
@@ -239,7 +243,8 @@ def _judge(kind: str, text: str) -> str:
         # not a table (a table of models linking to their makers' pages is content)
         if with_link >= 0.8 * n and people * 5 >= links * 3 and (words <= 3 * n or (people * 5 >= links * 4 and kind in _LISTS)):
             return "a roster of names and links"
-    if kind == "table" and images >= 3 and words <= images:
+    # (a figure beside each logo or avatar — a star or download count — is no text)
+    if kind == "table" and images >= 3 and words - sum(1 for w in found if _FIGURE.fullmatch(w)) <= images:
         return "a table of logos or avatars"
     if kind in _RAW and linked >= 3 and linked * 2 >= images and words <= 20 * linked:
         # a wall of linked logos with a line of text each (a sponsor table, "Gold sponsors" headings)
@@ -308,7 +313,8 @@ def inline_span(text: str, at: int) -> tuple[str, int, int]:
                 return "inline image data (a data URL)", bol, eol + 1
     if at - bol <= 4096 and eol - at <= 4096 and ("]:" in text[bol:eol] or ".. _" in text[bol:eol]) \
             and _TARGET_LINE.fullmatch(text, bol, eol) and text[bol:at].strip():
-        return "a link target definition (a URL)", bol, eol + 1
+        internal = text[bol:eol].rstrip().endswith(":")  # (an anchor: ``.. _label:``)
+        return ("a link target (an anchor)" if internal else "a link target definition (a URL)"), bol, eol + 1
     if at - bol <= 4096 and eol - at <= 4096 and _placeholder(text[bol:eol]):
         return "placeholder text (lorem ipsum)", bol, eol + 1
     return "", bol, eol + 1

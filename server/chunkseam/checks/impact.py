@@ -68,7 +68,7 @@ from chunkseam.checks.decoration import inline_span, licence_file, region
 #: the cut rules whose issues are graded by impact
 CUT_RULES = frozenset({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS008"})
 #: the rules whose unit may be whole but for a few marks on one side of the cut
-_JUNK_RULES = frozenset({"CS002", "CS005", "CS006", "CS008"})
+_JUNK_RULES = frozenset({"CS002", "CS003", "CS005", "CS006", "CS008"})
 #: no letter, digit or other word character
 _NO_WORD = re.compile(r"[^\w]*")
 _LOUD = frozenset({"error", "warning"})
@@ -282,7 +282,9 @@ def junk_side(text: str, issue: Issue) -> str | None:
         sides = ((unit[0], c, _NO_WORD), (c, unit[1], _NO_WORD))
     for a, b, marks in sides:
         piece = text[a:b]
-        if len(piece) <= 12 and marks.fullmatch(piece):
+        # (a code block's closing brackets count without the indentation between them)
+        short = len(piece) <= 12 or (issue.code == "CS003" and len("".join(piece.split())) <= 12)
+        if short and marks.fullmatch(piece):
             if issue.code == "CS006":
                 # a span's marks: the text around the span on that side of the
                 # cut must end there too ("(``make_app``⟂).", not "[jsx⟂] depending on…")
