@@ -734,7 +734,7 @@ try {
       return c.some((x) => x.squiggles > 0) ? c : undefined;
     });
     const marked = cells.filter((x) => x.squiggles > 0);
-    assert(marked.length === 1 && marked[0].text.includes("from pathlib import Path"), `squiggles in cells: ${JSON.stringify(marked)}`);
+    assert(marked.length === 1 && marked[0].text.includes("folder = Path("), `squiggles in cells: ${JSON.stringify(marked)}`);
     // the notebook's counts as soon as it is open, before any cell has focus
     const focused = await page.evaluate(() => !!document.activeElement?.closest(".cell-editor-container, .monaco-editor"));
     const status = await waitFor("the status bar for the notebook before a cell has focus", async () => {
@@ -775,7 +775,7 @@ try {
   await page.mouse.move(5, 5);
 
   await check("a notebook: chunk bands in the code cell, the notebook's counts in the status bar", async () => {
-    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "folder = Path(" }).first().click();
     const bands = await waitFor("bands in the code cell", async () => {
       // as bandInfo: range decorations with a background colour (not the current line's highlight)
       const n = await page.$$eval(".notebook-editor .code-cell-row .view-overlays .cdr, .notebook-editor .code-cell-row .view-overlays [class*='ced-']", (els) =>
@@ -815,7 +815,7 @@ try {
 
   await check("a notebook: an edit in the cell that removes the cut removes the squiggle and the row; undo brings them back", async () => {
     // join the cell's first line with the blank one after it: the cell fits one chunk
-    const line = page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first();
+    const line = page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "folder = Path(" }).first();
     await line.click();
     await page.keyboard.press("End");
     await page.keyboard.press("Delete");
@@ -838,12 +838,12 @@ try {
     await waitFor("no CS003 row for the notebook", async () => (await cs003Rows()) === 0);
     await screenshot("notebook-fixed");
     // the same cell again, as it was: the cut and its diagnostics are back
-    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "from pathlib import Path" }).first().click();
+    await page.locator(".notebook-editor .code-cell-row .view-line", { hasText: "folder = Path(" }).first().click();
     await page.keyboard.press("Control+z");
     const back = await waitFor("the squiggle back", async () => {
       const c = await cellSquiggles();
       const m = c.filter((x) => x.squiggles > 0);
-      return m.length === 1 && m[0].text.includes("from pathlib import Path") ? m[0] : undefined;
+      return m.length === 1 && m[0].text.includes("folder = Path(") ? m[0] : undefined;
     });
     await waitFor("the CS003 row back", async () => (await cs003Rows()) === 1);
     return `the squiggles and the CS003 row went with the edit; after undo ${back.squiggles} squiggles and the row again`;

@@ -180,9 +180,9 @@ def test_the_held_apart_items_parse_and_sit_on_their_text(A) -> None:
     assert min(per_rule.values()) >= 10, per_rule
 
 
-@pytest.mark.parametrize("name", ["heldout2", "heldout3", "heldout4", "heldout5"])
+@pytest.mark.parametrize("name", ["heldout2", "heldout3", "heldout4", "heldout5", "heldout6"])
 def test_a_later_held_apart_part_parses_and_sits_on_its_text(A, name: str) -> None:
-    """The parts drawn loud-now (``draw_loud``): the second to the fifth."""
+    """The parts drawn loud-now (``draw_loud``): the second to the sixth."""
     part = A.HELDOUT.parent / name
     assert (part / "SOURCES.md").is_file()
     items = _check_items(A, part)

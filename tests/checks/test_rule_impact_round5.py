@@ -154,3 +154,16 @@ def test_only_closing_brackets_past_the_cut_is_a_trivial_edge():
     # one statement more past the cut: the code is cut
     cut = after(text, "message: `${data.name}")
     assert one(issues(text, cut_at(text, cut)), "CS003", cut).severity in LOUD
+
+
+def test_a_mermaid_directive_body_holds_no_list():
+    """An unknown directive's body is read as reStructuredText, but a diagram's is
+    not prose: its indented lines are no list, so a cut there is no list-item cut."""
+    text = ("Lifecycle\n=========\n\nThe hooks fire in this order:\n\n.. mermaid::\n\n"
+            "    flowchart TD\n        start(( )) --> register[register]\n        register --> config[config]\n\n"
+            "        subgraph envloop [for each environment]\n            direction TB\n"
+            "            install --> run[run commands]\n        end\n\n        run --> done(( ))\n\n"
+            "Each hook receives the state.\n")
+    cut = text.index("        run --> done")
+    found = [i for i in issues(text, cut_at(text, cut), path="howto.rst") if i.cut == cut]
+    assert found and not any(i.code == "CS005" for i in found), [(i.code, i.message) for i in found]

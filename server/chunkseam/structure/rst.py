@@ -219,7 +219,9 @@ def _generic_directives() -> None:
             budget.check("reading reStructuredText")  # (each unknown directive: a nested parse)
             node = nodes.container()
             node.line = self.lineno
-            if self.content:
+            # (a diagram's or a formula's body — mermaid, graphviz, math — is no prose:
+            # parsed as reStructuredText, its indented lines would read as lists)
+            if self.content and self.name.lower() not in _OPAQUE_DIRECTIVES:
                 self.state.nested_parse(self.content, self.content_offset, node)
             return [node]
 
